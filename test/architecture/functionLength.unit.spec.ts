@@ -16,7 +16,7 @@ const STILL_LONG: Record<string, number> = {
   "projections/project.ts project": 227,
   "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 427,
   "src/http/openapi/document.ts dashboardOperations": 419,
-  "src/http/routes/dashboardRoutes.ts dashboardRoutes": 372,
+  "src/http/routes/dashboardRoutes.ts dashboardRoutes": 353,
   "src/http/openapi/document.ts operatorOperations": 328,
   "src/app/composition.ts startRuntime": 314,
   "activities/ingestion.ts createIngestionActivities": 257,

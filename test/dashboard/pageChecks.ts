@@ -32,10 +32,9 @@ export async function axeViolations(page: Page): Promise<string[]> {
       nodes: v.nodes.slice(0, 3).map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
     }));
   });
-  return violations.map(
-    (v) =>
-      `${v.id} (${v.help}): ${v.nodes.map((n) => `${n.target.join(" ")} ${n.failureSummary?.split("\n")[1] ?? ""}`).join("; ")}`,
-  );
+  const where = (n: { target: string[]; failureSummary?: string }) =>
+    `${n.target.join(" ")} ${n.failureSummary?.split("\n")[1] ?? ""}`;
+  return violations.map((v) => `${v.id} (${v.help}): ${v.nodes.map(where).join("; ")}`);
 }
 
 /** How far the page runs past the window's width (0 or less: nothing overflows), and the widest element's name. */

@@ -97,8 +97,8 @@ ${
   <fieldset><legend>Mode</legend>
     <label><input type="radio" name="mode" value="live"${chosen(mode !== "test", "checked")}> live (real content, spends
  credits)</label>
-    <label><input type="radio" name="mode" value="test"${chosen(mode === "test", "checked")}> sandbox (synthetic results,
- free)</label>
+    <label><input type="radio" name="mode" value="test"${chosen(mode === "test", "checked")}> sandbox (synthetic
+ results, free)</label>
   </fieldset>
   <label for="key-name">Name <small>(what you will call it: "CI smoke tests", "Rosalind's notebook")</small></label>
   <input id="key-name" name="name" maxlength="100" autocomplete="off" value="${typed(opts.input, "name")}">

@@ -24,9 +24,8 @@ import {
   operatorLimitsForm,
   operatorSuspendForm,
   limitsBody,
-  usageRangeQuery,
 } from "../../wire/schemas.js";
-import { DEFAULT_USAGE_DAYS, parseUsageRange } from "../../usecases/dashboard/usageReport.js";
+import { registerDashboardUsageRoutes } from "./dashboardUsageRoutes.js";
 import { sendExport } from "./exportResponse.js";
 import type { Works } from "../../usecases/works/works.js";
 import { refuseTooManyRequests } from "../ipLimiter.js";
@@ -394,33 +393,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  /** The range a usage request asks for: the page again with the reason (422) for a browser, the envelope else. */
-  const usageRange = (ctx: Context) => {
-    const input = parseOr422(usageRangeQuery, ctx.query);
-    return { input, parsed: parseUsageRange(input, deps.clock().toISOString().slice(0, 10)) };
-  };
-  router.get(
-    "/dashboard/usage",
-    memberPage(async (ctx, member) => {
-      const { input, parsed } = usageRange(ctx);
-      if (!parsed.ok) return page(ctx, pages.usagePage(viewer(ctx), { error: parsed.error, input }), 422);
-      const report = await deps.consoleData.usageReport(member.orgId, parsed.range);
-      const quickDays = input.days ? Number(input.days) : input.from || input.to ? null : DEFAULT_USAGE_DAYS;
-      page(ctx, pages.usagePage(viewer(ctx), { report, input, quickDays }));
-    }),
-  );
-  router.get(
-    "/dashboard/usage.csv",
-    memberPage(async (ctx, member) => {
-      const { parsed } = usageRange(ctx);
-      if (!parsed.ok) throw new ApiError(422, "VALIDATION_ERROR", parsed.error);
-      const report = await deps.consoleData.usageReport(member.orgId, parsed.range);
-      ctx.type = "text/csv; charset=utf-8";
-      ctx.set("Content-Disposition", `attachment; filename="usage-${parsed.range.from}-${parsed.range.to}.csv"`);
-      ctx.body = pages.usageCsv(report);
-    }),
-  );
-
   router.get(
     "/dashboard/ledger",
     memberPage(async (ctx, member) => {
@@ -677,5 +649,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   registerDashboardAlertRoutes(router, notifications, helpers);
   registerDashboardWebhookRoutes(router, notifications, helpers);
   registerDashboardPlaygroundRoutes(router, () => deps, helpers);
+  registerDashboardUsageRoutes(router, () => deps, helpers);
   return router;
 }
