@@ -811,6 +811,12 @@ export const dashboardWorkQuery = z.strictObject({
 });
 /** GET /dashboard/works/export: the same and the file's format. */
 export const dashboardWorkExportQuery = dashboardWorkQuery.extend({ format: exportFormat });
+/** GET /dashboard/usage and usage.csv: a range's days as typed (the usage rules read them, naming each fix). */
+export const usageRangeQuery = z.strictObject({
+  from: z.string().max(40).optional(),
+  to: z.string().max(40).optional(),
+  days: z.string().max(40).optional(),
+});
 /** GET /dashboard/queries/{queryId}/export: the file's format. */
 export const dashboardExportQuery = z.strictObject({ format: exportFormat });
 

@@ -17,8 +17,11 @@ import {
 import { readComponent } from "../../src/infra/components.js";
 import { cacheDirFrom, REPO_ROOT } from "../../src/app/config.js";
 import { parseCredits } from "../../src/domain/money.js";
+import { checkPage } from "./pageChecks.js";
 
 export const ARTIFACTS = join(REPO_ROOT, "test-artifacts", "dashboard");
+/** every page at 1,400 and 375 px, as the accessibility and width checks saw it */
+const PAGES = join(ARTIFACTS, "pages");
 const PASSWORD = "a long walk through the dashboard";
 
 let svc: TestService;
@@ -54,7 +57,7 @@ async function shotWidths(name: string) {
 beforeAll(async () => {
   // provisioning records Chromium in the components manifest; without it this throws, naming setup
   const { executablePath } = readComponent("chromium", cacheDirFrom(process.env));
-  mkdirSync(ARTIFACTS, { recursive: true });
+  mkdirSync(PAGES, { recursive: true });
   svc = await startTestService({ dataRoot: await sliceDataRoot(20) });
   const call = httpClient(svc.baseUrl);
   orgId = (await operatorSteps(call, svc.adminToken).newOrg({ name: "Kestrel Biolabs" }, "25.00")).id;
@@ -361,4 +364,159 @@ describe("the dashboard in Chromium", () => {
       await invitee.close();
     }
   }, 240_000);
+
+  it("every form keeps its input after a refusal; every page passes axe-core and fits 1,400 and 375 px", async () => {
+    const member = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: svc.baseUrl });
+    const operator = await browser.newContext({ viewport: { width: 1280, height: 860 }, baseURL: svc.baseUrl });
+    try {
+      page = await member.newPage();
+      // a wrong password: the login page again, the email as typed (never the password)
+      await page.goto("/dashboard/login");
+      await page.getByLabel("Email").fill("rosalind@kestrel.example");
+      await page.getByLabel("Password").fill("not the password");
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      expect(await page.getByLabel("Email").inputValue()).toBe("rosalind@kestrel.example");
+      expect(await page.getByLabel("Password").inputValue()).toBe("");
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in", exact: true }).click();
+      await page.waitForURL("**/dashboard");
+      /** submits the page's form by its button, the browser's own checks off (the service must refuse it) */
+      const submitRefused = async (button: string) => {
+        await page
+          .locator("form")
+          .evaluateAll((forms) => forms.forEach((f) => ((f as { noValidate: boolean }).noValidate = true)));
+        await page.getByRole("button", { name: button }).click();
+        expect(await page.getByRole("alert").first().textContent()).toBeTruthy();
+      };
+
+      // keys: an unknown collection is refused; the name, collections, cap and mode stay
+      const LONG_NAME = `Rosalind’s-long-running-notebook-${"x".repeat(60)}`;
+      await page.goto("/dashboard/keys");
+      await page.getByLabel("Name").fill(LONG_NAME);
+      await page.getByLabel("Collections").fill("scifact, no-such-collection");
+      await page.getByLabel("Spending cap in credits").fill("3.5");
+      await page.getByLabel("sandbox (synthetic results, free)").check();
+      await submitRefused("Create key");
+      expect(await page.getByLabel("Name").inputValue()).toBe(LONG_NAME);
+      expect(await page.getByLabel("Collections").inputValue()).toBe("scifact, no-such-collection");
+      expect(await page.getByLabel("Spending cap in credits").inputValue()).toBe("3.5");
+      expect(await page.getByLabel("sandbox (synthetic results, free)").isChecked()).toBe(true);
+      await page.getByLabel("live (real content, spends credits)").check();
+      await page.getByLabel("Collections").fill("scifact");
+      await page.getByRole("button", { name: "Create key" }).click();
+      expect(await page.locator("#new-key").textContent()).toMatch(/^sk_live_/);
+
+      // webhooks: a private address is refused, the URL, events and description stay; a long one is registered
+      // an address, not a name: the registration resolves names, and this machine may have no DNS
+      const LONG_URL = `https://151.101.1.1/kestrel-biolabs/litsearch/${"segment-".repeat(40)}end`;
+      const LONG_DESCRIPTION = `Lab-notebook-sync-${"y".repeat(200)}`;
+      await page.goto("/dashboard/webhooks");
+      await page.getByLabel("URL").fill("http://127.0.0.1/hook");
+      await page.getByLabel("Description").fill(LONG_DESCRIPTION);
+      await submitRefused("Register endpoint");
+      expect(await page.getByLabel("URL").inputValue()).toBe("http://127.0.0.1/hook");
+      expect(await page.getByLabel("Description").inputValue()).toBe(LONG_DESCRIPTION);
+      await page.getByLabel("URL").fill(LONG_URL);
+      await page.getByRole("button", { name: "Register endpoint" }).click();
+      const endpointId = await page.locator("tbody tr[data-endpoint-id]").first().getAttribute("data-endpoint-id");
+      expect(endpointId).toBeTruthy();
+      await page.goto("/dashboard/webhooks");
+      await page.getByLabel(/Send balance.low when/).fill("lots");
+      await submitRefused("Save threshold");
+      expect(await page.getByLabel(/Send balance.low when/).inputValue()).toBe("lots");
+
+      // alerts: a relevance past 1 is refused, every field stays; then one with a long query on that endpoint
+      const LONG_QUERY = `vitamin D ${"and-bone-mineral-density-in-older-adults-".repeat(8)}`;
+      await page.goto("/dashboard/alerts");
+      await page.getByLabel("Query").fill(LONG_QUERY);
+      await page.getByLabel("Collections").fill("scifact");
+      await page.getByLabel("Minimum relevance").fill("7");
+      await page.getByLabel("Most one run charges, in credits").fill("0.5");
+      await page.getByLabel("Webhook endpoint").selectOption(endpointId!);
+      await submitRefused("Create alert");
+      expect(await page.getByLabel("Query").inputValue()).toBe(LONG_QUERY);
+      expect(await page.getByLabel("Minimum relevance").inputValue()).toBe("7");
+      expect(await page.getByLabel("Most one run charges, in credits").inputValue()).toBe("0.5");
+      expect(await page.getByLabel("Webhook endpoint").inputValue()).toBe(endpointId);
+      await page.getByLabel("Minimum relevance").fill("0.2");
+      await page.getByRole("button", { name: "Create alert" }).click();
+      await page.waitForURL("**/dashboard/alerts/*");
+      const alertPath = new URL(page.url()).pathname;
+
+      // members: an address that is not one is refused and stays, with the role chosen
+      await page.goto("/dashboard/members");
+      await page.getByLabel("Email").fill("not-an-address");
+      await page.getByLabel("Role").selectOption("owner");
+      await submitRefused("Create invite link");
+      expect(await page.getByLabel("Email").inputValue()).toBe("not-an-address");
+      expect(await page.getByLabel("Role").inputValue()).toBe("owner");
+
+      // usage: a range the wrong way round is refused with the fix, both days stay
+      await page.goto("/dashboard/usage");
+      await page.locator("#usage-from").fill("2026-11-10");
+      await page.locator("#usage-to").fill("2026-11-01");
+      await page.getByRole("button", { name: "Show" }).click();
+      expect(await page.getByRole("alert").textContent()).toContain("swap them");
+      expect(await page.locator("#usage-from").inputValue()).toBe("2026-11-10");
+      expect(await page.locator("#usage-to").inputValue()).toBe("2026-11-01");
+
+      // the usage by key reconciles with the ledger: the keys' spend adds up to the charges of the range
+      await page.goto("/dashboard/usage?days=7");
+      const keySpend = await page.locator("#usage-by-key tbody tr:not(.total) td:last-child").allTextContents();
+      const total = await page.locator("#usage-by-key tr.total td:last-child").textContent();
+      expect(keySpend.reduce((s, v) => s + parseCredits(v)!, 0n)).toBe(parseCredits(total!));
+      const ledgerCsv = await (await page.request.get("/dashboard/ledger.csv")).text();
+      const weekAgo = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+      const charged = ledgerCsv
+        .split("\n")
+        .slice(1)
+        .map((l) => l.split(","))
+        .filter((c) => c[0]! >= weekAgo && c[2]?.startsWith("-"))
+        .reduce((s, c) => s + parseCredits(c[2]!.slice(1))!, 0n);
+      expect(parseCredits(total!)).toBe(charged);
+      expect(charged > 0n).toBe(true);
+
+      // every page a member sees, the detail pages with their long ids, URLs and names
+      const problems: string[] = [];
+      for (const path of [
+        "/dashboard",
+        "/dashboard/playground",
+        "/dashboard/keys",
+        "/dashboard/usage",
+        "/dashboard/usage?from=2026-11-10&to=2026-11-01",
+        "/dashboard/ledger",
+        "/dashboard/queries",
+        "/dashboard/alerts",
+        alertPath,
+        "/dashboard/webhooks",
+        `/dashboard/webhooks/${endpointId}`,
+        "/dashboard/members",
+        "/dashboard/account",
+      ])
+        problems.push(...(await checkPage(page, path, PAGES)));
+
+      // signed out: the sign-in page, an invitation, an invitation that is gone
+      const invite = await httpClient(svc.baseUrl)("POST", `/admin/v1/organizations/${orgId}/invites`, {
+        admin: svc.adminToken,
+        body: { email: "ada@kestrel.example", role: "member" },
+      });
+      const signedOut = await operator.newPage();
+      for (const path of ["/dashboard/login", new URL(invite.body.inviteUrl).pathname, "/dashboard/invite/gone"])
+        problems.push(...(await checkPage(signedOut, path, PAGES)));
+
+      // the operator's pages
+      await signedOut.setViewportSize({ width: 1280, height: 860 });
+      await signedOut.goto("/dashboard/login");
+      await signedOut.getByText("Operator sign-in").click();
+      await signedOut.getByLabel("Operator token").fill(svc.adminToken);
+      await signedOut.getByRole("button", { name: "Sign in as operator" }).click();
+      await signedOut.waitForURL("**/dashboard/operator");
+      for (const path of ["/dashboard/operator", `/dashboard/operator/orgs/${orgId}`])
+        problems.push(...(await checkPage(signedOut, path, PAGES)));
+      expect(problems).toEqual([]);
+    } finally {
+      await member.close();
+      await operator.close();
+    }
+  }, 300_000);
 });

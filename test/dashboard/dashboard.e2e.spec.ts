@@ -703,7 +703,7 @@ describe("pages", () => {
     );
     const usage = await c.send("GET", "/dashboard/usage.csv");
     expect(usage.headers.get("content-type")).toMatch(/^text\/csv/);
-    expect(usage.text).toBe("day,collection,searches,unlocked_results,tokens,spend\n");
+    expect(usage.text).toBe("day,key_id,key,collection,searches,unlocked_results,tokens,spend\n");
     // ten credits are not low
     const alpha = fresh();
     await signIn(alpha, "owner@alpha.example");
@@ -840,6 +840,10 @@ describe("pages a customer reads", () => {
     // one money format: six decimals on the pages and in both CSVs
     expect((await owner.send("GET", "/dashboard")).text).toMatch(/<dd id="balance">\d+\.\d{6} credits<\/dd>/);
     expect((await owner.send("GET", "/dashboard/usage.csv")).text).toMatch(/,scifact,1,0,\d+,\d+\.\d{6}\n/);
+    // the usage CSV keeps its range; a range it cannot draw is refused in the envelope, naming the fix
+    const badRange = await owner.send("GET", "/dashboard/usage.csv?from=2026-02-30");
+    expect([badRange.status, badRange.json.error.code]).toEqual([422, "VALIDATION_ERROR"]);
+    expect(badRange.json.error.message).toContain("YYYY-MM-DD");
     const replay = await call("POST", "/admin/v1/replay", { admin });
     expect(replay.status, JSON.stringify(replay.body?.error?.details)).toBe(200);
   });

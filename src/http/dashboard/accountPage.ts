@@ -13,7 +13,7 @@ export function accountPage(
     "Sessions",
     html`<p>Where you are signed in. Sessions end on sign-out and by themselves at the time shown;
 end any you do not recognise.</p>
-<div class="scroll"><table>
+<div class="scroll" tabindex="0"><table>
 ${tableHead(["Signed in", "Ends", "Action"])}
 <tbody>${sessions.map(
       (s) =>

@@ -1,7 +1,7 @@
 // The dashboard's alert pages: the organization's alerts with the form that creates one, and one alert with its runs
 // (status, works delivered, charge, queryId) and its pause, resume and delete forms. Rendered with the shared layout.
 import { html, type Html } from "./html.js";
-import { csrfField, layout, notice, tableHead, when, type Viewer } from "./layout.js";
+import { chosen, csrfField, layout, notice, tableHead, typed, when, type FormInput, type Viewer } from "./layout.js";
 import type { AlertRunView, AlertView } from "../../usecases/alerts/alerts.js";
 import { ALERT_SCHEDULES, MAX_ALERT_QUERY_CHARS, pausedMessage } from "../../usecases/alerts/alertRules.js";
 
@@ -44,8 +44,9 @@ export function alertsPage(
   viewer: Viewer,
   alerts: AlertView[],
   choices: AlertFormChoices,
-  opts: { error?: string } = {},
+  opts: { error?: string; input?: FormInput } = {},
 ): Html {
+  const v = (name: string) => typed(opts.input, name);
   const rows = alerts.map(
     (a) => html`<tr data-alert-id="${a.id}">
   <td><a href="/dashboard/alerts/${a.id}">${a.query}</a><br><small>${a.id}</small></td>
@@ -66,7 +67,7 @@ export function alertsPage(
 ${alerts.flatMap((a) => (a.pausedReason ? [pausedNotice(a, a.pausedReason)] : []))}
 <section aria-labelledby="alerts-title">
 <h2 id="alerts-title">Your alerts</h2>
-<div class="scroll"><table>
+<div class="scroll" tabindex="0"><table>
 ${tableHead(["Query", "Collections", "Schedule", "Status", "Runs", "Last run", "Actions"])}
 <tbody>${rows.length ? rows : html`<tr><td colspan="7">No alerts yet.</td></tr>`}</tbody>
 </table></div>
@@ -81,24 +82,27 @@ ${
     : html`<form method="post" action="/dashboard/alerts" class="grid">
   ${csrfField(viewer.csrfToken)}
   <label for="alert-query">Query</label>
-  <input id="alert-query" name="query" required maxlength="${MAX_ALERT_QUERY_CHARS}" autocomplete="off">
+  <input id="alert-query" name="query" required maxlength="${MAX_ALERT_QUERY_CHARS}" autocomplete="off"
+   value="${v("query")}">
   <label for="alert-collections">Collections <small>(comma-separated)</small></label>
-  <input id="alert-collections" name="collections" required maxlength="2000" placeholder="scifact, biomedical">
+  <input id="alert-collections" name="collections" required maxlength="2000" placeholder="scifact, biomedical"
+   value="${v("collections")}">
   <label for="alert-key">Paid by the key</label>
   <select id="alert-key" name="key" required>${choices.keys.map(
-    (k) => html`<option value="${k.id}">${k.label}</option>`,
+    (k) => html`<option value="${k.id}"${chosen(v("key") === k.id, "selected")}>${k.label}</option>`,
   )}</select>
   <label for="alert-schedule">Runs</label>
   <select id="alert-schedule" name="schedule">${ALERT_SCHEDULES.map(
-    (s) => html`<option value="${s}">${SCHEDULE_TEXT[s]}</option>`,
+    (s) => html`<option value="${s}"${chosen(v("schedule") === s, "selected")}>${SCHEDULE_TEXT[s]}</option>`,
   )}</select>
   <label for="alert-relevance">Minimum relevance <small>(0 to 1; empty: 0)</small></label>
-  <input id="alert-relevance" name="min_relevance" inputmode="decimal" maxlength="20">
+  <input id="alert-relevance" name="min_relevance" inputmode="decimal" maxlength="20" value="${v("min_relevance")}">
   <label for="alert-cap">Most one run charges, in credits <small>(empty: no cap)</small></label>
-  <input id="alert-cap" name="max_cost_per_run" inputmode="decimal" pattern="\\d{1,12}(\\.\\d{1,6})?">
+  <input id="alert-cap" name="max_cost_per_run" inputmode="decimal" pattern="\\d{1,12}(\\.\\d{1,6})?"
+   value="${v("max_cost_per_run")}">
   <label for="alert-webhook">Webhook endpoint</label>
   <select id="alert-webhook" name="webhook"><option value="">none: re-fetch runs by their queryId</option>${live.map(
-    (w) => html`<option value="${w.id}">${w.url} (${w.id})</option>`,
+    (w) => html`<option value="${w.id}"${chosen(v("webhook") === w.id, "selected")}>${w.url} (${w.id})</option>`,
   )}</select>
   <button type="submit">Create alert</button>
 </form>`
@@ -146,7 +150,7 @@ ${alert.pausedReason ? pausedNotice(alert, alert.pausedReason) : ""}
 <p class="actions">${alertActions(viewer, alert)}</p>
 <section aria-labelledby="runs-title">
 <h2 id="runs-title">Runs</h2>
-<div class="scroll"><table>
+<div class="scroll" tabindex="0"><table>
 ${tableHead(["Started", "Status", "Works delivered", "Charged", "Cost", "Query id", "Trigger"])}
 <tbody>${runs.length ? runs : html`<tr><td colspan="7">No runs yet.</td></tr>`}</tbody>
 </table></div>

@@ -16,9 +16,13 @@ export interface StackedBars {
   series: { name: string; values: Map<string, number> }[];
   /** how a value reads in a bar's tooltip and on the axis */
   format: (value: number) => string;
+  /** what the days are, for the chart's accessible title; unset: "over the last N days" */
+  period?: string;
+  /** the drawing's width in its own units (the height stays): wider for a chart across the whole page */
+  width?: number;
 }
 
-const W = 760;
+const DEFAULT_WIDTH = 760;
 const H = 240;
 const PAD = { left: 64, right: 12, top: 14, bottom: 34 };
 
@@ -33,12 +37,15 @@ export function niceCeiling(max: number): number {
 export const seriesColour = (index: number): string => PALETTE[index % PALETTE.length]!;
 
 export function stackedBarChart(chart: StackedBars): Html {
+  const W = chart.width ?? DEFAULT_WIDTH;
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
   const totals = chart.days.map((d) => chart.series.reduce((s, ser) => s + (ser.values.get(d) ?? 0), 0));
   const top = niceCeiling(Math.max(0, ...totals));
   const slot = plotW / Math.max(1, chart.days.length);
-  const barW = Math.max(2, slot - 4);
+  // a gap of 4 between bars while they are wide enough; a quarter of the slot when a long range packs them
+  const barW = slot > 8 ? slot - 4 : Math.max(1, slot * 0.75);
+  const gap = (slot - barW) / 2;
   const y = (v: number) => PAD.top + plotH - (v / top) * plotH;
   const bars = chart.days.flatMap((day, i) => {
     let base = 0;
@@ -48,7 +55,7 @@ export function stackedBarChart(chart: StackedBars): Html {
       const y0 = y(base);
       base += v;
       const y1 = y(base);
-      const x = (PAD.left + i * slot + 2).toFixed(1);
+      const x = (PAD.left + i * slot + gap).toFixed(1);
       const height = Math.max(1, y0 - y1).toFixed(1);
       const title = html`<title>${day} ${ser.name}: ${chart.format(v)}</title>`;
       return [
@@ -62,8 +69,15 @@ export function stackedBarChart(chart: StackedBars): Html {
     return html`<g class="tick"><line x1="${PAD.left}" x2="${W - PAD.right}" y1="${at}" y2="${at}"/>
 <text x="${PAD.left - 6}" y="${(y(v) + 4).toFixed(1)}" text-anchor="end">${chart.format(v)}</text></g>`;
   });
+  // every day of the range has its mark on the axis, so a day without activity still reads as a day
+  const axis = html`<g class="axis"><line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(0).toFixed(1)}"
+ y2="${y(0).toFixed(1)}"/>${chart.days.map((_, i) => {
+   const at = (PAD.left + i * slot + slot / 2).toFixed(1);
+   return html`<line x1="${at}" x2="${at}" y1="${y(0).toFixed(1)}" y2="${(y(0) + 3).toFixed(1)}" class="mark"/>`;
+ })}</g>`;
+  const every = Math.max(1, Math.ceil(chart.days.length / 8));
   const labels = chart.days.flatMap((day, i) =>
-    i % 5 === 0 || i === chart.days.length - 1
+    (i % every === 0 && chart.days.length - 1 - i >= every / 2) || i === chart.days.length - 1
       ? [
           html`<text x="${(PAD.left + i * slot + slot / 2).toFixed(1)}" y="${H - 12}"
  text-anchor="middle">${day.slice(5)}</text>`,
@@ -79,10 +93,13 @@ export function stackedBarChart(chart: StackedBars): Html {
   const caption = chart.series.length
     ? html`<ul class="legend">${legend}</ul>`
     : html` <em>(nothing in these days)</em>`;
-  return html`<figure class="chart" id="${chart.id}">
+  return html`<figure class="chart${chart.width ? " wide" : ""}" id="${chart.id}">
   <svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="${chart.id}-title" preserveAspectRatio="xMidYMid meet">
-    <title id="${chart.id}-title">${chart.title}, per day over the last ${chart.days.length} days${names}</title>
+    <title id="${chart.id}-title">${chart.title}, per day ${
+      chart.period ?? `over the last ${chart.days.length} days`
+    }${names}</title>
     ${ticks}
+    ${axis}
     ${bars}
     ${labels}
   </svg>

@@ -1,7 +1,19 @@
 // The keys page: the organization's keys, their scope and caps, and the forms that create, cap and revoke them.
 import { html, type Html } from "./html.js";
 import type { KeyRow } from "../../usecases/dashboard/consoleData.js";
-import { type Viewer, credits, csrfField, keyLabel, layout, notice, tableHead, when } from "./layout.js";
+import {
+  type FormInput,
+  type Viewer,
+  chosen,
+  credits,
+  csrfField,
+  keyLabel,
+  layout,
+  notice,
+  tableHead,
+  typed,
+  when,
+} from "./layout.js";
 
 const scopeOf = (k: KeyRow) => (k.collections === null ? "whole organization" : k.collections.join(", "));
 
@@ -27,6 +39,8 @@ interface KeysOptions {
   created?: { id: string; key: string };
   canSetCaps: boolean;
   error?: string;
+  /** the refused create form's fields, shown again */
+  input?: FormInput;
 }
 
 const CAP_HINT = "A key past its cap is refused with 429 API_KEY_BUDGET_EXCEEDED.";
@@ -63,6 +77,7 @@ export function keysSections(viewer: Viewer, keys: KeyRow[], opts: KeysOptions &
   }</td>
 </tr>`,
   );
+  const mode = typed(opts.input, "mode", "live");
   return html`${opts.error ? notice("error", opts.error) : ""}
 ${
   opts.created
@@ -82,17 +97,21 @@ ${
 <form method="post" action="${opts.actions}" class="grid">
   ${csrfField(viewer.csrfToken)}
   <fieldset><legend>Mode</legend>
-    <label><input type="radio" name="mode" value="live" checked> live (real content, spends credits)</label>
-    <label><input type="radio" name="mode" value="test"> sandbox (synthetic results, free)</label>
+    <label><input type="radio" name="mode" value="live"${chosen(mode !== "test", "checked")}> live (real content, spends
+ credits)</label>
+    <label><input type="radio" name="mode" value="test"${chosen(mode === "test", "checked")}> sandbox (synthetic
+ results, free)</label>
   </fieldset>
   <label for="key-name">Name <small>(what you will call it: "CI smoke tests", "Rosalind's notebook")</small></label>
-  <input id="key-name" name="name" maxlength="100" autocomplete="off">
+  <input id="key-name" name="name" maxlength="100" autocomplete="off" value="${typed(opts.input, "name")}">
   <label for="collections">Collections <small>(comma-separated; empty: the whole organization)</small></label>
-  <input id="collections" name="collections" maxlength="2000" placeholder="scifact, biomedical">
+  <input id="collections" name="collections" maxlength="2000" placeholder="scifact, biomedical"
+   value="${typed(opts.input, "collections")}">
   ${
     opts.canSetCaps
       ? html`<label for="spendingCap">Spending cap in credits <small>(empty: none)</small></label>
-  <input id="spendingCap" name="spendingCap" inputmode="decimal" pattern="${CREDITS_PATTERN}">`
+  <input id="spendingCap" name="spendingCap" inputmode="decimal" pattern="${CREDITS_PATTERN}"
+   value="${typed(opts.input, "spendingCap")}">`
       : ""
   }
   <button type="submit">Create key</button>
@@ -100,7 +119,7 @@ ${
 </section>
 <section aria-labelledby="keys-title">
 <h2 id="keys-title">Keys</h2>
-<div class="scroll"><table>
+<div class="scroll" tabindex="0"><table>
 ${tableHead(["Key", "Mode", "Scope", "Spent", "Cap", "Created", "Last used", "Status", "Actions"])}
 <tbody>${rows.length ? rows : html`<tr><td colspan="9">No keys yet.</td></tr>`}</tbody>
 </table></div>

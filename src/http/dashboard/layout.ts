@@ -53,6 +53,18 @@ export const when = (isoTime: string | null): string =>
 /** What an organization's page says while its billing is suspended. */
 export const SUSPENDED_NOTICE = "Billing for this organization is on hold: paid searches answer 402 BILLING_SUSPENDED.";
 
+/** What a refused form sent, shown again in its fields: by field name, as the request's body held it. */
+export type FormInput = Readonly<Record<string, unknown>>;
+
+/** The value a field shows: what was typed when the form was refused, else `fallback` (never a password). */
+export const typed = (input: FormInput | undefined, name: string, fallback = ""): string => {
+  const v = input?.[name];
+  return typeof v === "string" ? v : Array.isArray(v) && typeof v[0] === "string" ? v[0] : fallback;
+};
+
+/** The attribute that marks the option or radio button a refused form had chosen. */
+export const chosen = (on: boolean, attribute: "selected" | "checked") => (on ? html` ${attribute}` : "");
+
 export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`;
 
 /** A table's header row, one column heading per name (a false name is a column the viewer does not get). */

@@ -22,7 +22,7 @@ export function ledgerTable(ledger: { entries: LedgerEntryView[]; keys: LedgerKe
   const row = (e: LedgerEntryView) => html`<tr data-query-id="${e.queryId ?? ""}"><td>${when(e.time)}</td>
 <td>${e.type}</td><td class="num">${e.amount}</td><td class="num">${e.balanceAfter}</td><td>${key(e.keyId)}</td>
 <td>${query(e.queryId)}</td><td>${e.reference ?? ""}</td></tr>`;
-  return html`<div class="scroll"><table id="ledger-table">
+  return html`<div class="scroll" tabindex="0"><table id="ledger-table">
 <caption>Entries, newest first</caption>
 ${tableHead(["Time", "Type", "Amount", "Balance after", "Key", "Query", "Reference"])}
 <tbody>${newest.length ? newest.map(row) : html`<tr><td colspan="7">No entries yet.</td></tr>`}</tbody>

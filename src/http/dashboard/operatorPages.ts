@@ -55,7 +55,7 @@ export function operatorPage(viewer: Viewer, data: OperatorOverview): Html {
   <input id="org-search" name="q" type="search" value="${data.q}" maxlength="200" placeholder="name or id">
   <button type="submit">Search</button>${data.q ? html` <a href="/dashboard/operator">Show all</a>` : ""}
 </form>
-<div class="scroll"><table id="orgs-table">
+<div class="scroll" tabindex="0"><table id="orgs-table">
 <caption>Organizations${data.q ? html` matching “${data.q}”` : ""}, by name:
 page ${data.page} of ${data.pages}</caption>
 ${tableHead(["Name", "Id", "Balance", "Billing", "Suspended", "Members", "Active keys", "Reconciliation"])}
@@ -74,7 +74,7 @@ ${
 </ul></nav>`
     : ""
 }
-<div class="scroll"><table id="journal-requests">
+<div class="scroll" tabindex="0"><table id="journal-requests">
 <caption>Journal requests</caption>
 ${tableHead(["Journal", "ISSN", "Requests", "Organizations", "Last asked"])}
 <tbody>${
@@ -111,7 +111,7 @@ function collectionsTable(list: CollectionsAdminList): Html {
   const metas = list.metaCollections.map(
     (m, i) => html`${i ? ", " : ""}<code>${m.name}</code> (${m.members.join(", ")})`,
   );
-  return html`<div class="scroll"><table id="collections-table">
+  return html`<div class="scroll" tabindex="0"><table id="collections-table">
 <caption>Collections (catalogue version ${list.catalogueVersion})</caption>
 ${tableHead(["Name", "Retrieval", "State", "Documents", "Price per 1000 tokens", "Last ingestion"])}
 <tbody>${list.collections.map(row)}</tbody>
@@ -215,7 +215,7 @@ ${ledgerTable(data.ledger)}
 </section>
 <section aria-labelledby="org-members-title">
 <h2 id="org-members-title">Members</h2>
-<div class="scroll"><table id="org-members">
+<div class="scroll" tabindex="0"><table id="org-members">
 ${tableHead(["Email", "Role", "Joined"])}
 <tbody>${
       data.roster.members.length

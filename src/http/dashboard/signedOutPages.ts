@@ -4,7 +4,7 @@ import type { MemberRole } from "../../domain/events.js";
 import { PASSWORD_MIN_LENGTH } from "../../domain/member.js";
 import { csrfField, document, notice, when } from "./layout.js";
 
-export function loginPage(formToken: string, error?: string): Html {
+export function loginPage(formToken: string, error?: string, email = ""): Html {
   return document(
     "Sign in",
     html`<main id="main" class="narrow" tabindex="-1">
@@ -13,7 +13,8 @@ ${error ? notice("error", error) : ""}
 <form method="post" action="/dashboard/login" class="stack">
   ${csrfField(formToken)}
   <label for="email">Email</label>
-  <input id="email" name="email" type="email" autocomplete="username" required maxlength="254" autofocus>
+  <input id="email" name="email" type="email" autocomplete="username" required maxlength="254" autofocus
+   value="${email}">
   <label for="password">Password</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024">
   <button type="submit">Sign in</button>

@@ -2,7 +2,7 @@
 // threshold, and one endpoint with its deliveries and every attempt (status, latency, the answer's excerpt) and its
 // actions. A signing secret appears once, on the page that answers its creation or rotation.
 import { html, type Html } from "./html.js";
-import { csrfField, layout, notice, tableHead, when, type Viewer } from "./layout.js";
+import { csrfField, layout, notice, tableHead, typed, when, type FormInput, type Viewer } from "./layout.js";
 import type { DeliveryView, EndpointView } from "../../usecases/webhooks/webhooks.js";
 import { WEBHOOK_EVENT_TYPES } from "../../domain/webhooks.js";
 
@@ -13,6 +13,8 @@ export interface WebhooksPageOptions {
   /** the endpoint just registered, with its secret (shown only here) */
   created?: EndpointView & { secret: string };
   error?: string;
+  /** the refused form's fields, shown again */
+  input?: FormInput;
 }
 
 /** The secret of an endpoint just registered or rotated: shown once, with a copy button. */
@@ -60,7 +62,7 @@ Nothing more is sent to it; register a new endpoint once the receiver works.`,
 ${opts.created ? secretShown("New endpoint", opts.created) : ""}
 <section aria-labelledby="endpoints-title">
 <h2 id="endpoints-title">Endpoints</h2>
-<div class="scroll"><table>
+<div class="scroll" tabindex="0"><table>
 ${tableHead(["Endpoint", "Events", "Description", "Status", "Created"])}
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">No endpoints yet.</td></tr>`}</tbody>
 </table></div>
@@ -74,11 +76,17 @@ ${
 <form method="post" action="/dashboard/webhooks" class="grid">
   ${csrf}
   <label for="webhook-url">URL <small>(https, a public address)</small></label>
-  <input id="webhook-url" name="url" type="url" required maxlength="2048" autocomplete="off">
+  <input id="webhook-url" name="url" type="url" required maxlength="2048" autocomplete="off"
+   value="${typed(opts.input, "url")}">
   <label for="webhook-events">Events <small>(comma-separated: ${WEBHOOK_EVENT_TYPES.join(", ")})</small></label>
-  <input id="webhook-events" name="events" required maxlength="500" value="${WEBHOOK_EVENT_TYPES.join(",")}">
+  <input id="webhook-events" name="events" required maxlength="500" value="${typed(
+    opts.input,
+    "events",
+    WEBHOOK_EVENT_TYPES.join(","),
+  )}">
   <label for="webhook-description">Description</label>
-  <input id="webhook-description" name="description" maxlength="256" autocomplete="off">
+  <input id="webhook-description" name="description" maxlength="256" autocomplete="off"
+   value="${typed(opts.input, "description")}">
   <button type="submit">Register endpoint</button>
 </form>
 </section>
@@ -89,7 +97,7 @@ ${
   <label for="threshold">Send <code>balance.low</code> when the balance falls below, in credits
   <small>(empty: never)</small></label>
   <input id="threshold" name="balanceLowThreshold" inputmode="decimal" pattern="\\d{1,12}(\\.\\d{1,6})?"
-   value="${opts.balanceLowThreshold ?? ""}">
+   value="${typed(opts.input, "balanceLowThreshold", opts.balanceLowThreshold ?? "")}">
   <button type="submit">Save threshold</button>
 </form>
 </section>`
@@ -157,7 +165,7 @@ ${
 }
 <section aria-labelledby="deliveries-title">
 <h2 id="deliveries-title">Deliveries</h2>
-<div class="scroll"><table>
+<div class="scroll" tabindex="0"><table>
 ${tableHead(["Created", "Event", "Status", "Attempts", "Actions"])}
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">No deliveries yet.</td></tr>`}</tbody>
 </table></div>

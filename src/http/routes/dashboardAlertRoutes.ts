@@ -16,7 +16,7 @@ import type { ConsoleData } from "../../usecases/dashboard/consoleData.js";
 import type { Webhooks } from "../../usecases/webhooks/webhooks.js";
 import type { SearchService } from "../../usecases/search/searchService.js";
 import type { Html } from "../dashboard/html.js";
-import type { Viewer } from "../dashboard/pages.js";
+import type { FormInput, Viewer } from "../dashboard/pages.js";
 import { alertPage, alertsPage, type AlertFormChoices } from "../dashboard/alertsPages.js";
 import type { z } from "zod";
 
@@ -52,7 +52,7 @@ export async function refusedOnPage<T>(
     return await action();
   } catch (err) {
     const refused = toApiError(err);
-    if (refused?.status !== 422 || !wantsHtml(ctx)) throw err;
+    if ((refused?.status !== 422 && refused?.status !== 409) || !wantsHtml(ctx)) throw err;
     await again(refused.message);
     return undefined;
   }
@@ -90,12 +90,12 @@ export function registerDashboardAlertRoutes(
       webhooks: webhooks.map((w) => ({ id: w.id, url: w.url, enabled: w.status === "enabled" })),
     };
   };
-  const listPage = async (ctx: Context, member: Member, error?: string, status = 200) =>
-    h.page(
-      ctx,
-      alertsPage(h.viewer(ctx), await depsOf().alerts.list(member.orgId), await choicesOf(member), { error }),
-      status,
-    );
+  /** The alerts page; after a refusal, with the reason and the form as it was sent. */
+  const listPage = async (ctx: Context, member: Member, error?: string, status = 200) => {
+    const input = error ? (ctx.request.body as FormInput) : undefined;
+    const choices = await choicesOf(member);
+    h.page(ctx, alertsPage(h.viewer(ctx), await depsOf().alerts.list(member.orgId), choices, { error, input }), status);
+  };
 
   router.get(
     "/dashboard/alerts",
@@ -105,10 +105,10 @@ export function registerDashboardAlertRoutes(
   router.post(
     "/dashboard/alerts",
     h.memberPage(async (ctx, member) => {
-      const form = parseOr422(dashboardAlertForm, ctx.request.body);
       const created = await refusedOnPage(
         ctx,
         async () => {
+          const form = parseOr422(dashboardAlertForm, ctx.request.body);
           if (!(await choicesOf(member)).keys.some((k) => k.id === form.key))
             throw new Rejection(
               "VALIDATION_ERROR",

@@ -23,6 +23,7 @@ import {
   operatorSuspendForm,
   limitsBody,
 } from "../../wire/schemas.js";
+import { registerDashboardUsageRoutes } from "./dashboardUsageRoutes.js";
 import type { Works } from "../../usecases/works/works.js";
 import { refuseTooManyRequests } from "../ipLimiter.js";
 import { dashboardStateOf, wantsHtml, type DashboardAccess } from "../dashboardAccess.js";
@@ -38,7 +39,7 @@ import { inviteUrlOf, money, type Operations } from "../../usecases/operator/ope
 import type { Html } from "../dashboard/html.js";
 import * as pages from "../dashboard/pages.js";
 import { requestBaseUrl } from "../requestContext.js";
-import { registerDashboardAlertRoutes, type DashboardNotificationDeps } from "./dashboardAlertRoutes.js";
+import { refusedOnPage, registerDashboardAlertRoutes, type DashboardNotificationDeps } from "./dashboardAlertRoutes.js";
 import { registerDashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
 import { registerDashboardPlaygroundRoutes } from "./dashboardPlaygroundRoutes.js";
 import { registerDashboardQueryRoutes } from "./dashboardQueryRoutes.js";
@@ -180,7 +181,9 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
   /** A sign-in that failed: counted, then the login page again for a browser, a 401 for a script. */
   const refuseSignIn = (ctx: Context, message: string, account?: string) => {
     deps.dashboardAccess.recordFailedLogin(ctx, account);
-    if (wantsHtml(ctx)) return page(ctx, pages.loginPage(deps.dashboardAccess.formToken(ctx), message), 401);
+    // the email typed stays in the form (never the password)
+    const email = pages.typed(ctx.request.body as pages.FormInput, "email");
+    if (wantsHtml(ctx)) return page(ctx, pages.loginPage(deps.dashboardAccess.formToken(ctx), message, email), 401);
     throw new ApiError(401, "UNAUTHORIZED", message);
   };
   /** A new session: its cookie, then the first page for a browser, the CSRF token for a script. */
@@ -328,7 +331,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   const keysPage = async (
     ctx: Context,
     member: Extract<Principal, { kind: "member" }>,
-    extra: { created?: { id: string; key: string }; error?: string } = {},
+    extra: { created?: { id: string; key: string }; error?: string; input?: pages.FormInput } = {},
     status = 200,
   ) =>
     page(
@@ -358,7 +361,8 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
       } catch (err) {
         // a browser gets the keys page again with the reason on it; a script the error envelope
         const refused = toApiError(err);
-        if (refused?.status === 422 && wantsHtml(ctx)) return keysPage(ctx, member, { error: refused.message }, 422);
+        if (refused?.status === 422 && wantsHtml(ctx))
+          return keysPage(ctx, member, { error: refused.message, input: ctx.request.body as pages.FormInput }, 422);
         throw err;
       }
       // the secret goes out in this answer only: a page (never a redirect, whose URL would carry it) or JSON
@@ -388,21 +392,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   );
 
   router.get(
-    "/dashboard/usage",
-    memberPage(async (ctx, member) => {
-      page(ctx, pages.usagePage(viewer(ctx), await deps.consoleData.usage(member.orgId)));
-    }),
-  );
-  router.get(
-    "/dashboard/usage.csv",
-    memberPage(async (ctx, member) => {
-      ctx.type = "text/csv; charset=utf-8";
-      ctx.set("Content-Disposition", 'attachment; filename="usage.csv"');
-      ctx.body = pages.usageCsv((await deps.consoleData.usage(member.orgId)).rows);
-    }),
-  );
-
-  router.get(
     "/dashboard/ledger",
     memberPage(async (ctx, member) => {
       page(ctx, pages.ledgerPage(viewer(ctx), await deps.consoleData.ledger(member.orgId)));
@@ -420,7 +409,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   const membersPage = async (
     ctx: Context,
     member: Extract<Principal, { kind: "member" }>,
-    extra: { inviteUrl?: string; error?: string } = {},
+    extra: { inviteUrl?: string; error?: string; input?: pages.FormInput } = {},
     status = 200,
   ) =>
     page(
@@ -442,8 +431,15 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   router.post(
     "/dashboard/members/invites",
     memberPage(async (ctx, member) => {
-      const form = parseOr422(dashboardInviteForm, ctx.request.body);
-      const invite = await deps.members.invite(member.orgId, { email: form.email, role: form.role }, member);
+      const invite = await refusedOnPage(
+        ctx,
+        () => {
+          const form = parseOr422(dashboardInviteForm, ctx.request.body);
+          return deps.members.invite(member.orgId, { email: form.email, role: form.role }, member);
+        },
+        (error) => membersPage(ctx, member, { error, input: ctx.request.body as pages.FormInput }, 422),
+      );
+      if (!invite) return;
       const inviteUrl = inviteUrlOf(baseUrlOf(deps, ctx), invite.token);
       // the link is shown once, on this page (never in a redirect's URL)
       if (wantsHtml(ctx)) return membersPage(ctx, member, { inviteUrl }, 201);
@@ -622,5 +618,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   registerDashboardWebhookRoutes(router, notifications, helpers);
   registerDashboardPlaygroundRoutes(router, () => deps, helpers);
   registerDashboardQueryRoutes(router, () => deps, { ...helpers, baseUrl: (ctx) => baseUrlOf(deps, ctx) });
+  registerDashboardUsageRoutes(router, () => deps, helpers);
   return router;
 }

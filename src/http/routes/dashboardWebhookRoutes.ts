@@ -12,6 +12,7 @@ import { parseCredits } from "../../domain/money.js";
 import { actorOf } from "../../usecases/members/members.js";
 import type { EndpointView } from "../../usecases/webhooks/webhooks.js";
 import { webhookPage, webhooksPage } from "../dashboard/webhooksPages.js";
+import type { FormInput } from "../dashboard/layout.js";
 import {
   refusedOnPage,
   type DashboardHelpers,
@@ -28,7 +29,7 @@ export function registerDashboardWebhookRoutes(
   const listPage = async (
     ctx: Context,
     member: Member,
-    extra: { created?: EndpointView & { secret: string }; error?: string } = {},
+    extra: { created?: EndpointView & { secret: string }; error?: string; input?: FormInput } = {},
     status = 200,
   ) => {
     const [endpoints, settings] = await Promise.all([
@@ -70,15 +71,15 @@ export function registerDashboardWebhookRoutes(
   router.post(
     "/dashboard/webhooks",
     h.memberPage(async (ctx, member) => {
-      const form = parseOr422(dashboardWebhookForm, ctx.request.body);
       assertMay(member, "manageWebhooks", member.orgId);
-      const events = form.events
-        .split(",")
-        .map((e) => e.trim())
-        .filter(Boolean);
       const created = await refusedOnPage(
         ctx,
         () => {
+          const form = parseOr422(dashboardWebhookForm, ctx.request.body);
+          const events = form.events
+            .split(",")
+            .map((e) => e.trim())
+            .filter(Boolean);
           if (events.length === 0)
             throw new Rejection("VALIDATION_ERROR", "events must name at least one event type", { field: "events" });
           return webhooks().create(
@@ -87,7 +88,7 @@ export function registerDashboardWebhookRoutes(
             actorOf(member),
           );
         },
-        (reason) => listPage(ctx, member, { error: reason }, 422),
+        (reason) => listPage(ctx, member, { error: reason, input: ctx.request.body as FormInput }, 422),
       );
       if (!created) return;
       // the secret goes out in this answer only: a page (never a redirect, whose URL would carry it) or JSON
@@ -100,14 +101,17 @@ export function registerDashboardWebhookRoutes(
   router.post(
     "/dashboard/notifications",
     h.memberPage(async (ctx, member) => {
-      const form = parseOr422(dashboardNotificationsForm, ctx.request.body);
       assertMay(member, "manageWebhooks", member.orgId);
-      const threshold = form.balanceLowThreshold === "" ? null : parseCredits(form.balanceLowThreshold)!;
-      h.done(
+      const saved = await refusedOnPage(
         ctx,
-        "/dashboard/webhooks",
-        await webhooks().setNotificationSettings(member.orgId, threshold, actorOf(member)),
+        () => {
+          const form = parseOr422(dashboardNotificationsForm, ctx.request.body);
+          const threshold = form.balanceLowThreshold === "" ? null : parseCredits(form.balanceLowThreshold)!;
+          return webhooks().setNotificationSettings(member.orgId, threshold, actorOf(member));
+        },
+        (reason) => listPage(ctx, member, { error: reason, input: ctx.request.body as FormInput }, 422),
       );
+      if (saved) h.done(ctx, "/dashboard/webhooks", saved);
     }),
   );
 

@@ -9,6 +9,7 @@ import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
 import type { Actor } from "../../domain/events.js";
 import type { CachedRow } from "../search/queryCache.js";
 import { queryOwnerOf, queryRowsOf, recentQueriesOf, type RecentQueryOptions } from "./recentQueries.js";
+import { dailyUsage, readUsageReport, type UsageRange, type UsageReport } from "./usageReport.js";
 
 export const USAGE_DAYS = 30;
 export const ORGANIZATIONS_PER_PAGE = 25;
@@ -139,48 +140,14 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       }));
     },
 
-    /**
-     * Per day and collection over the last USAGE_DAYS days, from the usage projections; tool charges (no collection) as
-     * "(tools)".
-     */
+    /** Per day and collection over the last USAGE_DAYS days (the overview's and the operator's tables). */
     async usage(orgId: string): Promise<{ days: string[]; rows: UsageDay[] }> {
       const days = lastDays(clock(), USAGE_DAYS);
-      const perCollection = await db.query<{
-        day: string;
-        collection: string;
-        queries: number;
-        unlocked_results: number;
-        tokens: string;
-        spend: string;
-      }>(
-        `SELECT day, collection, queries, unlocked_results, tokens::text AS tokens,
-          (charged_micros + unlocked_micros)::text AS spend
-         FROM proj_collection_usage WHERE org_id = $1 AND day >= $2 ORDER BY day, collection`,
-        [orgId, days[0]],
-      );
-      const perDay = await db.query<{ period: string; amount_micros: string }>(
-        `SELECT period, amount_micros::text AS amount_micros FROM proj_usage WHERE org_id = $1 AND period = ANY($2)`,
-        [orgId, days.map((d) => `d:${d}`)],
-      );
-      const rows: UsageDay[] = perCollection.map((r) => ({
-        day: r.day,
-        collection: r.collection,
-        searches: r.queries,
-        unlockedResults: r.unlocked_results,
-        tokens: BigInt(r.tokens),
-        spendMicros: BigInt(r.spend),
-      }));
-      // spend no collection accounts for (priced tool calls) still belongs in the day's spend
-      for (const d of perDay) {
-        const day = d.period.slice(2);
-        const inCollections = rows.filter((r) => r.day === day).reduce((s, r) => s + r.spendMicros, 0n);
-        const rest = BigInt(d.amount_micros) - inCollections;
-        if (rest > 0n)
-          rows.push({ day, collection: "(tools)", searches: 0, unlockedResults: 0, tokens: 0n, spendMicros: rest });
-      }
-      rows.sort((a, b) => (a.day === b.day ? a.collection.localeCompare(b.collection) : a.day < b.day ? -1 : 1));
-      return { days, rows };
+      return { days, rows: dailyUsage(await readUsageReport(db, orgId, { from: days[0]!, to: days.at(-1)! })) };
     },
+
+    /** Per day, key and collection in a range, from the charge events (what the ledger lists). */
+    usageReport: (orgId: string, range: UsageRange): Promise<UsageReport> => readUsageReport(db, orgId, range),
 
     /** The rows of one of the organization's searches, while it is kept (7 days): what the export links download. */
     queryRows: (orgId: string, queryId: string): Promise<CachedRow[]> => queryRowsOf(db, clock(), orgId, queryId),
