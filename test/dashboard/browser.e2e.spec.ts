@@ -498,7 +498,7 @@ describe("the dashboard in Chromium", () => {
       // signed out: the sign-in page, an invitation, an invitation that is gone
       const invite = await httpClient(svc.baseUrl)("POST", `/admin/v1/organizations/${orgId}/invites`, {
         admin: svc.adminToken,
-        body: { email: "ada@kestrel.example", role: "member" },
+        body: { email: "grace@kestrel.example", role: "member" },
       });
       const signedOut = await operator.newPage();
       for (const path of ["/dashboard/login", new URL(invite.body.inviteUrl).pathname, "/dashboard/invite/gone"])
