@@ -23,7 +23,7 @@ export interface PlaygroundView {
   result?: PlaygroundResult;
   /** the rows ticked, awaiting confirmation with their cost */
   quote?: { selected: string[]; quote: UnlockQuote };
-  unlocked?: { count: number; chargedMicros: bigint; balanceMicros: bigint };
+  unlocked?: UnlockDone;
 }
 
 const SORT_TEXT: Record<(typeof SORT_ORDERS)[number], string> = {
@@ -177,21 +177,12 @@ ${table}
 }
 
 export function playgroundPage(viewer: Viewer, view: PlaygroundView): Html {
-  const done = view.unlocked;
   return layout(
     viewer,
     "playground",
     "Playground",
     html`${view.error ? notice("error", view.error) : ""}
-${
-  done
-    ? notice(
-        "ok",
-        `Unlocked ${done.count} ${done.count === 1 ? "row" : "rows"}; charged ${credits(done.chargedMicros)} ` +
-          `credits. Balance: ${credits(done.balanceMicros)} credits.`,
-      )
-    : ""
-}
+${unlockedNotice(view.unlocked)}
 ${
   view.keys.length === 0
     ? notice("warn", html`A preview runs as one of your keys: <a href="/dashboard/keys">create a key</a> first.`)
@@ -208,5 +199,16 @@ ${
       })
     : ""
 }`,
+  );
+}
+
+/** What an unlock just did: the playground's and a recent query's rows say it in the same words. */
+export type UnlockDone = { count: number; chargedMicros: bigint; balanceMicros: bigint };
+export function unlockedNotice(done: UnlockDone | undefined): Html | string {
+  if (!done) return "";
+  return notice(
+    "ok",
+    `Unlocked ${done.count} ${done.count === 1 ? "row" : "rows"}; charged ${credits(done.chargedMicros)} ` +
+      `credits. Balance: ${credits(done.balanceMicros)} credits.`,
   );
 }

@@ -6,7 +6,7 @@ import type { QueryFilterForm } from "../../usecases/dashboard/recentQueryRules.
 import type { OpenedQuery } from "../../usecases/playground/playground.js";
 import type { UnlockQuote } from "../../usecases/playground/playgroundRules.js";
 import { type Viewer, credits, keyLabel, layout, notice, tableHead, when } from "./layout.js";
-import { rowsSection } from "./playgroundPage.js";
+import { rowsSection, unlockedNotice, type UnlockDone } from "./playgroundPage.js";
 
 /** The queries' first QUERY_TEXT_SHOWN characters are shown; the full text is the cell's title. */
 export const QUERY_TEXT_SHOWN = 120;
@@ -120,12 +120,11 @@ export function queryRowsPage(
     keys: KeyRow[];
     quote?: { selected: string[]; quote: UnlockQuote };
     error?: string;
-    unlocked?: { count: number; chargedMicros: bigint; balanceMicros: bigint };
+    unlocked?: UnlockDone;
   },
 ): Html {
   const q = view.opened;
   const key = view.keys.find((k) => k.id === q.keyId);
-  const done = view.unlocked;
   const why =
     q.kind === "search"
       ? "A search's rows were paid for when it ran: all are owned."
@@ -138,15 +137,7 @@ export function queryRowsPage(
     "queries",
     "Query results",
     html`${view.error ? notice("error", view.error) : ""}
-${
-  done
-    ? notice(
-        "ok",
-        `Unlocked ${done.count} ${done.count === 1 ? "row" : "rows"}; charged ${credits(done.chargedMicros)} ` +
-          `credits. Balance: ${credits(done.balanceMicros)} credits.`,
-      )
-    : ""
-}
+${unlockedNotice(view.unlocked)}
 <p id="query-asked"><strong>${q.asked.query}</strong> in ${q.asked.collections.join(", ")}, run by
 ${key ? keyLabel(key) : html`<code>${q.keyId}</code>`} (${q.kind === "preview" ? "preview" : "search"}).
 <a href="/dashboard/queries">All recent queries</a></p>
