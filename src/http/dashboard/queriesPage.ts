@@ -11,9 +11,9 @@ import { rowsSection, unlockedNotice, type UnlockDone } from "./playgroundPage.j
 /** The queries' first QUERY_TEXT_SHOWN characters are shown; the full text is the cell's title. */
 export const QUERY_TEXT_SHOWN = 120;
 const queryTextCell = (text: string | null) => {
-  if (text === null) return html`<td class="query-text"><small>not kept</small></td>`;
+  if (text === null) return html`<td class="query-text" data-label="Query"><small>not kept</small></td>`;
   const shown = [...text].length > QUERY_TEXT_SHOWN ? `${[...text].slice(0, QUERY_TEXT_SHOWN).join("")}…` : text;
-  return html`<td class="query-text" title="${text}">${shown}</td>`;
+  return html`<td class="query-text" data-label="Query" title="${text}">${shown}</td>`;
 };
 
 /** The export formats the recent queries link to, with their labels. */
@@ -45,12 +45,13 @@ export function queriesTable(queries: RecentQuery[], opts: { baseUrl: string; no
       q.kind === "preview" ? "Open its rows (preview)" : "Open its rows"
     }</a>`;
     return html`<tr data-query-id="${q.queryId}" data-kind="${q.kind}">${queryTextCell(q.queryText)}
-<td class="num">${q.resultCount ?? "—"}</td><td>${key}</td><td class="num">${credits(q.costMicros)}</td>
-<td>${q.collections.join(", ")}<br><small>${q.endpoint}</small></td>
-<td>${when(q.time)}<br><small><code>${q.queryId}</code></small></td>
-<td>${fresh ? html`${open}<br>${refetchCell(q, opts.baseUrl)}` : expired}</td></tr>`;
+<td class="num" data-label="Results">${q.resultCount ?? "—"}</td><td data-label="Key">${key}</td>
+<td class="num" data-label="Cost">${credits(q.costMicros)}</td>
+<td data-label="Collections">${q.collections.join(", ")}<br><small>${q.endpoint}</small></td>
+<td data-label="Time">${when(q.time)}<br><small><code class="id">${q.queryId}</code></small></td>
+<td data-label="Re-fetch">${fresh ? html`${open}<br>${refetchCell(q, opts.baseUrl)}` : expired}</td></tr>`;
   };
-  return html`<div class="scroll"><table id="queries-table">
+  return html`<div class="scroll"><table id="queries-table" class="stack-narrow">
 ${tableHead(["Query", "Results", "Key", "Cost", "Collections", "Time", "Re-fetch"])}
 <tbody>${queries.length ? queries.map(row) : html`<tr><td colspan="7">No searches yet.</td></tr>`}</tbody>
 </table></div>`;
