@@ -719,7 +719,7 @@ describe("pages", () => {
       /^time,type,amount,balance_after,key_id,query_id,reference\n[^\n]*,credit,0\.400000,,/,
     );
     expect((await h.send("GET", "/dashboard/ledger")).text).not.toMatch(
-      /<td class="num">0\.400000<\/td><td class="num">0\.400000<\/td>/,
+      /data-label="Amount">0\.400000<\/td>\s*<td class="num" data-label="Balance after">0\.400000<\/td>/,
     );
   });
 
@@ -809,13 +809,13 @@ describe("pages a customer reads", () => {
       .replace(/'/g, "&#39;");
     expect(row).toContain(`>${shown}…</td>`);
     expect(row).not.toContain("<img");
-    expect(row).toContain(`<td class="num">${search.body.results.length}</td>`);
+    expect(row).toContain(`<td class="num" data-label="Results">${search.body.results.length}</td>`);
     expect(row).toContain("Notebook &lt;b&gt;key&lt;/b&gt;");
-    expect(row).toContain(`<td class="num">${cost}</td>`); // the cost as X-Query-Cost says it: six decimals
+    expect(row).toContain(`<td class="num" data-label="Cost">${cost}</td>`); // the cost as X-Query-Cost says it: six decimals
     // the ledger names the key and links the charge to its search, which the page then shows alone
     const ledger = (await owner.send("GET", "/dashboard/ledger")).text;
     const entry = new RegExp(`<tr data-query-id="${queryId}">([\\s\\S]*?)</tr>`).exec(ledger)![1]!;
-    expect(entry).toContain(`<td class="num">-${cost}</td>`);
+    expect(entry).toContain(`<td class="num" data-label="Amount">-${cost}</td>`);
     expect(entry).toContain("Notebook &lt;b&gt;key&lt;/b&gt;");
     expect(entry).toContain(`<a href="/dashboard/queries?queryId=${queryId}">`);
     const one = (await owner.send("GET", `/dashboard/queries?queryId=${queryId}`)).text;
@@ -1013,7 +1013,7 @@ describe("the operator area", () => {
     });
     expect(made.status).toBe(201);
     expect(made.text).toMatch(/<code id="new-key">sk_test_[A-Za-z0-9]{40}<\/code>/);
-    const keyId = /<tr data-key-id="([^"]+)">\s*<td>Operator sandbox/.exec(made.text)![1]!;
+    const keyId = /<tr data-key-id="([^"]+)">\s*<td data-label="Key">Operator sandbox/.exec(made.text)![1]!;
     expect(
       (await op.send("POST", `${base}/keys/${keyId}/cap`, { form: { spendingCap: "3.5", _csrf: csrf } })).status,
     ).toBe(303);

@@ -60,14 +60,14 @@ export function keysSections(viewer: Viewer, keys: KeyRow[], opts: KeysOptions &
     !k.revoked && (opts.canSetCaps || (me !== undefined && k.createdByMemberId === me.memberId));
   const rows = keys.map(
     (k) => html`<tr data-key-id="${k.id}"${k.revoked ? html` class="revoked"` : ""}>
-  <td>${keyLabel(k)}<br><small>${k.id}</small></td>
-  <td>${k.mode === "test" ? "sandbox (sk_test_)" : "live"}</td>
-  <td>${scopeOf(k)}</td>
-  <td class="num">${credits(k.spentMicros)}</td>
-  <td class="num">${k.spendingCapMicros === null ? "none" : credits(k.spendingCapMicros)}</td>
-  <td>${when(k.createdAt)}${k.createdBy ? html`<br><small>by ${k.createdBy}</small>` : ""}</td>
-  <td>${when(k.lastUsedAt)}</td>
-  <td>${k.revoked ? "revoked" : "active"}</td>
+  <td data-label="Key">${keyLabel(k)}<br><small><code class="id">${k.id}</code></small></td>
+  <td data-label="Mode">${k.mode === "test" ? "sandbox (sk_test_)" : "live"}</td>
+  <td data-label="Scope">${scopeOf(k)}</td>
+  <td class="num" data-label="Spent">${credits(k.spentMicros)}</td>
+  <td class="num" data-label="Cap">${k.spendingCapMicros === null ? "none" : credits(k.spendingCapMicros)}</td>
+  <td data-label="Created">${when(k.createdAt)}${k.createdBy ? html`<br><small>by ${k.createdBy}</small>` : ""}</td>
+  <td data-label="Last used">${when(k.lastUsedAt)}</td>
+  <td data-label="Status">${k.revoked ? "revoked" : "active"}</td>
   <td class="actions">${
     k.revoked
       ? ""
@@ -119,7 +119,7 @@ ${
 </section>
 <section aria-labelledby="keys-title">
 <h2 id="keys-title">Keys</h2>
-<div class="scroll" tabindex="0"><table>
+<div class="scroll" tabindex="0"><table id="keys-table" class="stack-narrow">
 ${tableHead(["Key", "Mode", "Scope", "Spent", "Cap", "Created", "Last used", "Status", "Actions"])}
 <tbody>${rows.length ? rows : html`<tr><td colspan="9">No keys yet.</td></tr>`}</tbody>
 </table></div>

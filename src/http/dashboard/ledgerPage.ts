@@ -19,10 +19,13 @@ export function ledgerTable(ledger: { entries: LedgerEntryView[]; keys: LedgerKe
       : queriesHref
         ? html`<a href="${queriesHref}?queryId=${encodeURIComponent(queryId)}"><small>${queryId}</small></a>`
         : html`<small>${queryId}</small>`;
-  const row = (e: LedgerEntryView) => html`<tr data-query-id="${e.queryId ?? ""}"><td>${when(e.time)}</td>
-<td>${e.type}</td><td class="num">${e.amount}</td><td class="num">${e.balanceAfter}</td><td>${key(e.keyId)}</td>
-<td>${query(e.queryId)}</td><td>${e.reference ?? ""}</td></tr>`;
-  return html`<div class="scroll" tabindex="0"><table id="ledger-table">
+  const row = (
+    e: LedgerEntryView,
+  ) => html`<tr data-query-id="${e.queryId ?? ""}"><td data-label="Time">${when(e.time)}</td>
+<td data-label="Type">${e.type}</td><td class="num" data-label="Amount">${e.amount}</td>
+<td class="num" data-label="Balance after">${e.balanceAfter}</td><td data-label="Key">${key(e.keyId)}</td>
+<td data-label="Query">${query(e.queryId)}</td><td data-label="Reference">${e.reference ?? ""}</td></tr>`;
+  return html`<div class="scroll" tabindex="0"><table id="ledger-table" class="stack-narrow">
 <caption>Entries, newest first</caption>
 ${tableHead(["Time", "Type", "Amount", "Balance after", "Key", "Query", "Reference"])}
 <tbody>${newest.length ? newest.map(row) : html`<tr><td colspan="7">No entries yet.</td></tr>`}</tbody>
