@@ -138,7 +138,9 @@ describe("the dashboard in Chromium", () => {
     await page.getByRole("button", { name: "Create key" }).click();
     const secret = (await page.locator("#new-key").textContent())!.trim();
     expect(secret).toMatch(/^sk_live_[A-Za-z0-9]{40}$/);
-    await page.getByRole("button", { name: "Copy" }).click();
+    // the key is written into a first search for each client, shown this once beside it
+    expect(await page.locator("#new-key-snippet-0").textContent()).toContain(`Authorization: Bearer ${secret}`);
+    await page.getByRole("button", { name: "Copy", exact: true }).click();
     // the button says so once the clipboard write resolved, which may take a moment on a loaded machine
     await page.getByRole("button", { name: "Copied" }).waitFor({ timeout: 15_000 });
     expect(

@@ -766,6 +766,11 @@ describe("pages a customer reads", () => {
     });
     expect(createdPage.status).toBe(201);
     const secret = /<code id="new-key">([^<]+)<\/code>/.exec(createdPage.text)![1]!;
+    // a first search in each client with the new key written in, on a collection the key reaches; once, on this page
+    expect(createdPage.text).toContain(`-H &quot;Authorization: Bearer ${secret}&quot;`);
+    expect(createdPage.text).toContain(`&quot;LITSEARCH_API_KEY&quot;: &quot;${secret}&quot;`);
+    expect(createdPage.text).toContain("&quot;collection&quot;:&quot;scifact&quot;");
+    expect((await owner.send("GET", "/dashboard/keys")).text).not.toContain(secret);
     const viaApi = await call("POST", `/admin/v1/organizations/${org}/keys`, {
       admin,
       body: { mode: "live", name: "CI smoke tests" },
@@ -1013,6 +1018,7 @@ describe("the operator area", () => {
     });
     expect(made.status).toBe(201);
     expect(made.text).toMatch(/<code id="new-key">sk_test_[A-Za-z0-9]{40}<\/code>/);
+    expect(made.text).not.toContain("new-key-snippet"); // the operator creates keys for others: no snippets to copy
     const keyId = /<tr data-key-id="([^"]+)">\s*<td data-label="Key">Operator sandbox/.exec(made.text)![1]!;
     expect(
       (await op.send("POST", `${base}/keys/${keyId}/cap`, { form: { spendingCap: "3.5", _csrf: csrf } })).status,

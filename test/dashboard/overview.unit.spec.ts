@@ -66,6 +66,18 @@ describe("getting started", () => {
     expect(JSON.parse(snippets[4]!.text).mcpServers.litsearch.args).toContain("https://lit.example/mcp");
     for (const s of snippets) expect(s.text).not.toMatch(/sk_live_[A-Za-z0-9]{10}/);
   });
+
+  it("writes a just-created key in where each client reads it, and nothing of the environment variable is left", () => {
+    const key = "sk_live_" + "A1b2".repeat(10);
+    const snippets = firstSearchSnippets("https://lit.example", "scifact", key);
+    for (const s of snippets) expect(s.text).toContain(key);
+    for (const s of snippets.slice(0, 4)) expect(s.text).not.toContain("LITSEARCH_API_KEY");
+    expect(snippets[0]!.text).toContain(`-H "Authorization: Bearer ${key}"`);
+    expect(JSON.parse(snippets[3]!.text).mcpServers.litsearch.headers.Authorization).toBe(`Bearer ${key}`);
+    const desktop = JSON.parse(snippets[4]!.text).mcpServers.litsearch;
+    expect(desktop.env).toEqual({ LITSEARCH_API_KEY: key });
+    expect(desktop.args).toContain("Authorization: Bearer ${LITSEARCH_API_KEY}");
+  });
 });
 
 describe("the overview page", () => {

@@ -35,8 +35,11 @@ const revokeForm = (viewer: Viewer, actions: string, k: KeyRow): Html =>
  data-confirm="Revoke ${k.prefix}…? Requests with it will be refused at once.">${csrfField(viewer.csrfToken)}
 <button type="submit" class="danger">Revoke</button></form>`;
 
+/** A key just created, shown this once, with a first search in each client that has it written in. */
+export type CreatedKey = { id: string; key: string; snippets?: { label: string; text: string }[] };
+
 interface KeysOptions {
-  created?: { id: string; key: string };
+  created?: CreatedKey;
   canSetCaps: boolean;
   error?: string;
   /** the refused create form's fields, shown again */
@@ -88,7 +91,12 @@ ${
     <button type="button" data-copy="new-key" aria-describedby="copy-status">Copy</button>
     <span id="copy-status" role="status"></span></p>
   <p id="next-step">Next: <a href="/dashboard/playground">try a search with it in the Playground</a> (a preview is
-  free; you pick the rows to unlock and see their cost first).</p>
+  free; you pick the rows to unlock and see their cost first), or copy a first search with this key in it:</p>
+  ${(opts.created.snippets ?? []).map(
+    (s, i) => html`<details${i === 0 ? html` open` : ""}><summary>${s.label}</summary>
+<pre id="new-key-snippet-${i}"><code>${s.text}</code></pre>
+<button type="button" data-copy="new-key-snippet-${i}" aria-label="Copy the ${s.label} snippet">Copy</button></details>`,
+  )}
 </section>`
     : ""
 }

@@ -44,7 +44,7 @@ import { registerDashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
 import { registerDashboardPlaygroundRoutes } from "./dashboardPlaygroundRoutes.js";
 import { registerDashboardQueryRoutes } from "./dashboardQueryRoutes.js";
 import type { Playground } from "../../usecases/playground/playground.js";
-import type { CreditPrice } from "../../usecases/dashboard/overviewRules.js";
+import { firstSearchSnippets, type CreditPrice } from "../../usecases/dashboard/overviewRules.js";
 
 export interface DashboardRouteDeps {
   members: Members;
@@ -150,6 +150,15 @@ const keyFormInput = (form: z.output<typeof dashboardKeyForm>) => {
     spendingCapMicros: form.spendingCap ? money(form.spendingCap, "spendingCap") : null,
   };
 };
+
+/** A key just created with a first search in each client, the key written in, on a collection the key reaches. */
+async function withSnippets(deps: DashboardRouteDeps, ctx: Context, created: { id: string; key: string }) {
+  const p = dashboardStateOf(ctx).principal;
+  const keys = p.kind === "member" ? await deps.consoleData.keys(p.orgId) : [];
+  const key = keys.find((k) => k.id === created.id);
+  const collection = key?.collections?.[0] ?? deps.catalog.collections[0]?.name ?? "scifact";
+  return { ...created, snippets: firstSearchSnippets(baseUrlOf(deps, ctx), collection, created.key) };
+}
 
 /** What the overview shows beside the organization's figures: usage, keys, alerts, endpoints, the credit price. */
 async function overviewExtras(deps: DashboardRouteDeps, orgId: string, baseUrl: string): Promise<pages.OverviewExtras> {
@@ -331,7 +340,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
   const keysPage = async (
     ctx: Context,
     member: Extract<Principal, { kind: "member" }>,
-    extra: { created?: { id: string; key: string }; error?: string; input?: pages.FormInput } = {},
+    extra: { created?: pages.CreatedKey; error?: string; input?: pages.FormInput } = {},
     status = 200,
   ) =>
     page(
@@ -366,7 +375,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
         throw err;
       }
       // the secret goes out in this answer only: a page (never a redirect, whose URL would carry it) or JSON
-      if (wantsHtml(ctx)) return keysPage(ctx, member, { created }, 201);
+      if (wantsHtml(ctx)) return keysPage(ctx, member, { created: await withSnippets(deps, ctx, created) }, 201);
       ctx.status = 201;
       ctx.body = created;
     }),

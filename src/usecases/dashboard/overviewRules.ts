@@ -59,8 +59,31 @@ export function gettingStarted(state: { keys: number; searches: number }): Getti
   ];
 }
 
-/** A first search in each client, for a key in the LITSEARCH_API_KEY environment variable. */
-export function firstSearchSnippets(baseUrl: string, collection: string): { label: string; text: string }[] {
+/**
+ * A first search in each client, for a key in the LITSEARCH_API_KEY environment variable; with `key` (only on the page
+ * that has just created it, the one time the member sees it), that key written in where each client reads it.
+ */
+export function firstSearchSnippets(
+  baseUrl: string,
+  collection: string,
+  key?: string,
+): { label: string; text: string }[] {
+  const snippets = envKeySnippets(baseUrl, collection);
+  return key === undefined ? snippets : snippets.map((s) => ({ ...s, text: withKey(s.text, key) }));
+}
+
+/**
+ * The snippets' references to the environment variable (the shell's, Cursor's) as `key`; Claude Desktop's config keeps
+ * mcp-remote reading the variable and sets it, in the config's `env`, to `key`.
+ */
+function withKey(text: string, key: string): string {
+  return text
+    .replaceAll("${env:LITSEARCH_API_KEY}", key)
+    .replaceAll("$LITSEARCH_API_KEY", key)
+    .replaceAll('"sk_live_..."', JSON.stringify(key));
+}
+
+function envKeySnippets(baseUrl: string, collection: string): { label: string; text: string }[] {
   const mcp = `${baseUrl}/mcp`;
   const body = JSON.stringify({ collection, query: "vitamin D supplementation and bone fractures", limit: 3 });
   return [
