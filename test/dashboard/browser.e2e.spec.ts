@@ -150,6 +150,8 @@ describe("the dashboard in Chromium", () => {
         ).navigator.clipboard.readText(),
       ),
     ).toBe(secret);
+    // the new key's box and its snippets fit every width (a long curl line wraps inside the box)
+    await shotWidths("keys-created");
     await shot("04-keys-created");
 
     // a search with the copied key over the API
