@@ -3,7 +3,7 @@
 // the keyboard, creates a key and copies it, searches with it over the API, sees that search in the usage chart, the
 // ledger and the recent queries, revokes the key, and the API answers 401 API_KEY_REVOKED; then the operator's page.
 // Each page is kept as a screenshot under test-artifacts/dashboard/. Chromium missing fails the test (never skips).
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -352,6 +352,12 @@ describe("the dashboard in Chromium", () => {
       expect(await page.locator("#work-references").count()).toBe(1);
       expect(await page.locator("#work-cited-by").count()).toBe(1);
       await shotWidths("work");
+      // its export downloads the owned work as BibTeX
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("link", { name: "BibTeX", exact: true }).first().click(),
+      ]);
+      expect(readFileSync((await download.path())!, "utf8")).toMatch(/^@\w+\{/m);
 
       // the recent queries list the preview, which opens to its rows, the one bought owned
       await nav().getByRole("link", { name: "Recent queries" }).click();
@@ -360,10 +366,19 @@ describe("the dashboard in Chromium", () => {
       expect(await page.locator("#playground-rows tr.unlocked").count()).toBe(1);
       expect(await page.locator("#playground-rows tr.locked").count()).toBe(2);
       await shotWidths("query-rows");
+      // a locked row ticked there is unlocked through the same quote and confirmation
+      await page.locator("#playground-rows tr.locked input[type=checkbox]").first().check();
+      await page.getByRole("button", { name: "Unlock selected…" }).click();
+      const second = /for\s+(\d+\.\d{6}) credits/.exec((await page.locator("#unlock-quote").textContent())!)![1]!;
+      await page.getByRole("button", { name: `Confirm and pay ${second} credits` }).click();
+      expect(await page.getByRole("status").first().textContent()).toContain(`Unlocked 1 row; charged ${second}`);
+      expect(await page.locator("#playground-rows tr.unlocked").count()).toBe(2);
 
       // and the charge is in the ledger
       await nav().getByRole("link", { name: "Ledger" }).click();
-      expect(await page.locator("#ledger-table tbody tr").first().textContent()).toContain(`-${price}`);
+      const entries = await page.locator("#ledger-table tbody tr").allTextContents();
+      expect(entries[0]).toContain(`-${second}`);
+      expect(entries[1]).toContain(`-${price}`);
     } finally {
       await invitee.close();
     }
