@@ -353,7 +353,16 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/dashboard/ledger", door: "dashboard" },
   { method: "GET", path: "/dashboard/ledger.csv", door: "dashboard" },
   { method: "GET", path: "/dashboard/queries", door: "dashboard" },
+  { method: "GET", path: "/dashboard/queries/:queryId", door: "dashboard" },
   { method: "GET", path: "/dashboard/queries/:queryId/export", door: "dashboard" },
+  {
+    method: "POST",
+    path: "/dashboard/queries/:queryId/unlock",
+    door: "dashboard",
+    body: () => ({ row_1: "r1", confirm: "1", maxCost: "0.010000" }),
+  },
+  { method: "GET", path: "/dashboard/works", door: "dashboard" },
+  { method: "GET", path: "/dashboard/works/export", door: "dashboard" },
   { method: "GET", path: "/dashboard/members", door: "dashboard" },
   {
     method: "POST",

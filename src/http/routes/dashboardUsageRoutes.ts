@@ -1,9 +1,10 @@
 // /dashboard/usage and usage.csv: a date range's usage by collection and key, as a page and as CSV. The range's
-// rules are the usage report's; a range it refuses is the page again with the reason and the form as typed (422), or
-// the error envelope for the CSV.
+// rules are the usage report's; a range it refuses is the page again with the reason and the form as typed (422) for
+// a browser, or the error envelope for the CSV and for a script.
 import type Router from "@koa/router";
 import type { Context } from "koa";
 import { ApiError } from "../../wire/errors.js";
+import { wantsHtml } from "../dashboardAccess.js";
 import { parseOr422, usageRangeQuery } from "../../wire/schemas.js";
 import { DEFAULT_USAGE_DAYS, parseUsageRange } from "../../usecases/dashboard/usageReport.js";
 import type { ConsoleData } from "../../usecases/dashboard/consoleData.js";
@@ -23,6 +24,7 @@ export function registerDashboardUsageRoutes(
     "/dashboard/usage",
     h.memberPage(async (ctx, member) => {
       const { input, parsed } = usageRange(ctx);
+      if (!parsed.ok && !wantsHtml(ctx)) throw new ApiError(422, "VALIDATION_ERROR", parsed.error);
       if (!parsed.ok) return h.page(ctx, usagePage(h.viewer(ctx), { error: parsed.error, input }), 422);
       const report = await depsOf().consoleData.usageReport(member.orgId, parsed.range);
       const quickDays = input.days ? Number(input.days) : input.from || input.to ? null : DEFAULT_USAGE_DAYS;
