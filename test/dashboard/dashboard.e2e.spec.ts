@@ -816,7 +816,8 @@ describe("pages a customer reads", () => {
     expect(row).not.toContain("<img");
     expect(row).toContain(`<td class="num" data-label="Results">${search.body.results.length}</td>`);
     expect(row).toContain("Notebook &lt;b&gt;key&lt;/b&gt;");
-    expect(row).toContain(`<td class="num" data-label="Cost">${cost}</td>`); // the cost as X-Query-Cost says it: six decimals
+    // the cost as X-Query-Cost says it: six decimals
+    expect(row).toContain(`<td class="num" data-label="Cost">${cost}</td>`);
     // the ledger names the key and links the charge to its search, which the page then shows alone
     const ledger = (await owner.send("GET", "/dashboard/ledger")).text;
     const entry = new RegExp(`<tr data-query-id="${queryId}">([\\s\\S]*?)</tr>`).exec(ledger)![1]!;

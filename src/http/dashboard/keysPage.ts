@@ -95,7 +95,8 @@ ${
   ${(opts.created.snippets ?? []).map(
     (s, i) => html`<details${i === 0 ? html` open` : ""}><summary>${s.label}</summary>
 <pre id="new-key-snippet-${i}"><code>${s.text}</code></pre>
-<button type="button" data-copy="new-key-snippet-${i}" aria-label="Copy the ${s.label} snippet">Copy</button></details>`,
+<button type="button" data-copy="new-key-snippet-${i}" aria-label="Copy the ${s.label} snippet">Copy</button>
+</details>`,
   )}
 </section>`
     : ""
