@@ -5,6 +5,7 @@
 import {
   condition,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -18,9 +19,9 @@ import {
   type AlertRunInput,
   type AlertScheduleInput,
 } from "./alertTypes.js";
-import { BUSINESS_ANSWERS } from "./shared.js";
+import { BUSINESS_ANSWERS, deliveryTaskQueueOf } from "./shared.js";
 
-const { startAlertRun, endAlertRun } = proxyActivities<AlertActivities>({
+const stepOptions = {
   startToCloseTimeout: "5 minutes",
   // the steps beat every 2 s: a worker killed mid-step is noticed within this, not after the 5 minutes
   heartbeatTimeout: "10 seconds",
@@ -31,7 +32,17 @@ const { startAlertRun, endAlertRun } = proxyActivities<AlertActivities>({
     maximumAttempts: 20,
     nonRetryableErrorTypes: BUSINESS_ANSWERS,
   },
-});
+};
+const { startAlertRun } = proxyActivities<AlertActivities>(stepOptions);
+
+/**
+ * The run's charge: on the delivery queue (its own slots on every worker), so a delivered run is charged while a storm
+ * of other runs' searches fills the main queue; a run started before that queue existed replays on its own queue.
+ */
+function chargeStep(): AlertActivities["endAlertRun"] {
+  const taskQueue = patched("alert-charge-own-queue") ? deliveryTaskQueueOf(workflowInfo().taskQueue) : undefined;
+  return proxyActivities<AlertActivities>({ ...stepOptions, taskQueue }).endAlertRun;
+}
 
 export async function alertRunWorkflow(input: AlertRunInput): Promise<string> {
   let delivered = false;
@@ -41,7 +52,7 @@ export async function alertRunWorkflow(input: AlertRunInput): Promise<string> {
   const started = await startAlertRun(input);
   if (started.status !== "sent") return started.status;
   const proven = await condition(() => delivered, input.deliveryWaitMs);
-  await endAlertRun({ alertId: input.alertId, queryId: input.queryId, delivered: proven });
+  await chargeStep()({ alertId: input.alertId, queryId: input.queryId, delivered: proven });
   return proven ? "delivered" : "failed";
 }
 

@@ -6,6 +6,13 @@ import { STATUS_OF, type ErrorCode } from "../src/domain/errorCodes.js";
 export const TASK_QUEUE = "litsearch";
 
 /**
+ * The queue of the short steps that end work already done: a webhook's attempts and its end, an alert run's charge.
+ * Every worker process polls it with slots of its own, so a storm of alert runs' searches on the main queue never
+ * makes a delivery or a charge wait behind them.
+ */
+export const deliveryTaskQueueOf = (taskQueue: string) => `${taskQueue}-deliver`;
+
+/**
  * A rejection with a 4xx code of the spec is a business answer: final, never retried. A 5xx (the store unreachable) is
  * a fault the retry policy may outlast. The activities type their failures with the code, the workflows' retry policies
  * list these, and the use cases turn any failure carrying a code back into that Rejection.

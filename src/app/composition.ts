@@ -35,7 +35,7 @@ import type { SearchEngine } from "../retrieval/port.js";
 import { createEmbeddedEngine } from "../retrieval/engines/embedded/embeddedEngine.js";
 import { createSearchService, type SearchService } from "../usecases/search/searchService.js";
 import { createUnlock } from "../usecases/unlock/unlock.js";
-import { createTemporalWorker, runTemporalWorker, TASK_QUEUE } from "./temporalWorker.js";
+import { createTemporalWorker, runTemporalWorker, shutdownTemporalWorker, TASK_QUEUE } from "./temporalWorker.js";
 import type { IngestionActivityDeps } from "../../activities/ingestion.js";
 import type { Embedder } from "../embedding/port.js";
 import { withDemoVectors } from "../ingest/demoVectors.js";
@@ -635,7 +635,7 @@ async function connectTemporal(
     worker = { worker: created.worker, running };
     closers.push(async () => {
       // the SDK's own SIGINT/SIGTERM handling may have begun the shutdown already
-      for (const w of [created.worker, created.batchWorker]) if (w?.getState() === "RUNNING") w.shutdown();
+      shutdownTemporalWorker(created);
       await running.catch(() => undefined);
       await created.connection.close();
       await ingestion.close();

@@ -3,10 +3,14 @@ import { fileURLToPath } from "node:url";
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from "@temporalio/worker";
 import { createUnlockActivities, type UnlockActivityDeps } from "../../activities/unlock.js";
 import { createAssistedActivities, type AssistedActivityDeps } from "../../activities/assisted.js";
-import { TASK_QUEUE } from "../../workflows/shared.js";
+import { deliveryTaskQueueOf, TASK_QUEUE } from "../../workflows/shared.js";
 import { createIngestionActivities, type IngestionActivityDeps } from "../../activities/ingestion.js";
-import { createWebhookActivities, type WebhookActivityDeps } from "../../activities/webhooks.js";
-import { createAlertActivities, type AlertActivityDeps } from "../../activities/alerts.js";
+import {
+  createWebhookActivities,
+  type WebhookActivities,
+  type WebhookActivityDeps,
+} from "../../activities/webhooks.js";
+import { createAlertActivities, type AlertActivities, type AlertActivityDeps } from "../../activities/alerts.js";
 import { batchTaskQueueOf } from "../../workflows/ingestionTypes.js";
 
 // the queue this worker polls; the composition root reads it here (use cases take it from workflows/shared.ts)
@@ -58,12 +62,30 @@ interface TemporalWorker {
   worker: Worker;
   /** the ingestion batches' worker, when this process takes batches */
   batchWorker?: Worker;
+  /** the deliveries' and charges' worker (the delivery queue), when this process delivers webhooks or runs alerts */
+  deliveryWorker?: Worker;
   connection: NativeConnection;
+}
+
+/**
+ * Slots of the delivery queue per process: its steps are short (an HTTP attempt, a store write), and never wait for a
+ * slot the main queue's searches hold.
+ */
+export const DELIVERY_SLOTS = 16;
+
+/** The steps the delivery queue runs: a webhook's attempts and end, an alert run's charge. */
+function deliveryActivities(webhooks?: WebhookActivities, alerts?: AlertActivities) {
+  return {
+    ...(webhooks ? { attemptDelivery: webhooks.attemptDelivery, endDelivery: webhooks.endDelivery } : {}),
+    ...(alerts ? { endAlertRun: alerts.endAlertRun } : {}),
+  };
 }
 
 export async function createTemporalWorker(opts: WorkerOptions): Promise<TemporalWorker> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const ingestion = opts.ingestion ? createIngestionActivities(opts.ingestion) : undefined;
+  const webhooks = opts.webhooks ? createWebhookActivities(opts.webhooks) : undefined;
+  const alerts = opts.alerts ? createAlertActivities(opts.alerts) : undefined;
   const worker = await Worker.create({
     connection,
     namespace: opts.namespace,
@@ -73,8 +95,8 @@ export async function createTemporalWorker(opts: WorkerOptions): Promise<Tempora
       ...createUnlockActivities(opts.deps),
       ...(opts.assisted ? createAssistedActivities(opts.assisted) : {}),
       ...(ingestion ?? {}),
-      ...(opts.webhooks ? createWebhookActivities(opts.webhooks) : {}),
-      ...(opts.alerts ? createAlertActivities(opts.alerts) : {}),
+      ...(webhooks ?? {}),
+      ...(alerts ?? {}),
     },
     // this service runs its work inline on two cores; small slots keep latency predictable
     maxConcurrentActivityTaskExecutions: 20,
@@ -90,23 +112,37 @@ export async function createTemporalWorker(opts: WorkerOptions): Promise<Tempora
           maxConcurrentActivityTaskExecutions: 1,
         })
       : undefined;
-  return { worker, batchWorker, connection };
+  const deliveryWorker =
+    webhooks || alerts
+      ? await Worker.create({
+          connection,
+          namespace: opts.namespace,
+          taskQueue: deliveryTaskQueueOf(opts.taskQueue ?? TASK_QUEUE),
+          activities: deliveryActivities(webhooks, alerts),
+          maxConcurrentActivityTaskExecutions: DELIVERY_SLOTS,
+        })
+      : undefined;
+  return { worker, batchWorker, deliveryWorker, connection };
 }
 
-/** Runs the worker and the batch worker until both stop; the first one to fail stops the other. */
+/** The process's workers: the main one, and the batch and delivery workers where it has them. */
+const workersOf = (created: TemporalWorker): Worker[] =>
+  [created.worker, created.batchWorker, created.deliveryWorker].filter((w): w is Worker => w !== undefined);
+
+/** Begins the shutdown of every worker of the process still running (the SDK's own signal handling may have begun). */
+export function shutdownTemporalWorker(created: TemporalWorker): void {
+  for (const w of workersOf(created)) if (w.getState() === "RUNNING") w.shutdown();
+}
+
+/** Runs the process's workers until all stop; the first one to fail stops the others. */
 export async function runTemporalWorker(created: TemporalWorker): Promise<void> {
-  const { worker, batchWorker } = created;
-  const stop = () => {
-    for (const w of [worker, batchWorker]) if (w?.getState() === "RUNNING") w.shutdown();
-  };
+  const stop = () => shutdownTemporalWorker(created);
   await Promise.all(
-    [worker, batchWorker]
-      .filter((w): w is Worker => w !== undefined)
-      .map((w) =>
-        w.run().catch((err: unknown) => {
-          stop();
-          throw err;
-        }),
-      ),
+    workersOf(created).map((w) =>
+      w.run().catch((err: unknown) => {
+        stop();
+        throw err;
+      }),
+    ),
   );
 }

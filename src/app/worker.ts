@@ -15,7 +15,7 @@ import {
   openSearchEngine,
 } from "./composition.js";
 import { createAccounts } from "../usecases/accounts/accounts.js";
-import { createTemporalWorker, runTemporalWorker } from "./temporalWorker.js";
+import { createTemporalWorker, runTemporalWorker, shutdownTemporalWorker } from "./temporalWorker.js";
 import { TASK_QUEUE } from "../../workflows/shared.js";
 import { Client } from "@temporalio/client";
 
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   client = new Client({ connection: created.connection, namespace: config.temporalNamespace });
   const { connection } = created;
   const shutdown = () => {
-    for (const w of [created.worker, created.batchWorker]) if (w?.getState() === "RUNNING") w.shutdown();
+    shutdownTemporalWorker(created);
   };
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);

@@ -6,6 +6,7 @@ import type { TestWorkflowEnvironment } from "@temporalio/testing";
 import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
 import { startTimeSkippingEnv } from "./timeSkipping.js";
 import { workflowBundle } from "../../src/app/temporalWorker.js";
+import { deliveryTaskQueueOf } from "../../workflows/shared.js";
 
 export interface StubWorker {
   /** the time-skipping environment: its client skips time while a test awaits a workflow's result */
@@ -13,26 +14,27 @@ export interface StubWorker {
 }
 
 /**
- * Starts the environment and a worker on `taskQueue` running `activities` before the calling file's tests, and stops
- * both after them; the returned object's `env` is there once the tests run.
+ * Starts the environment and a worker on `taskQueue` running `activities` (and, when given, one on its delivery queue
+ * running `deliveryActivities`, as every worker process does) before the calling file's tests, and stops them after
+ * them; the returned object's `env` is there once the tests run.
  */
-export function useStubWorker(taskQueue: string, activities: object): StubWorker {
+export function useStubWorker(taskQueue: string, activities: object, deliveryActivities?: object): StubWorker {
   const harness = {} as StubWorker;
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
+  const workers: Worker[] = [];
+  let running: Promise<unknown> | undefined;
   beforeAll(async () => {
     Runtime.install({ logger: new DefaultLogger("ERROR") });
     harness.env = await startTimeSkippingEnv();
-    worker = await Worker.create({
-      connection: harness.env.nativeConnection,
-      taskQueue,
-      workflowBundle: await workflowBundle(),
-      activities,
-    });
-    running = worker.run();
+    const connection = harness.env.nativeConnection;
+    workers.push(await Worker.create({ connection, taskQueue, workflowBundle: await workflowBundle(), activities }));
+    if (deliveryActivities)
+      workers.push(
+        await Worker.create({ connection, taskQueue: deliveryTaskQueueOf(taskQueue), activities: deliveryActivities }),
+      );
+    running = Promise.all(workers.map((w) => w.run()));
   }, 240_000);
   afterAll(async () => {
-    worker?.shutdown();
+    for (const w of workers) w.shutdown();
     await running;
     await harness.env?.teardown();
   });

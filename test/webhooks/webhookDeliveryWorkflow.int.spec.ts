@@ -1,6 +1,6 @@
 // The webhook delivery workflow on Temporal's time-skipping test server, with stub activities for each branch: the
 // default schedule retries over about three days (at least 24 hours) and then ends as failed; a 2xx ends it at once;
-// an endpoint gone ends it as cancelled.
+// an endpoint gone ends it as cancelled. Its steps run on the delivery queue.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Worker } from "@temporalio/worker";
 import type { TestWorkflowEnvironment } from "@temporalio/testing";
@@ -8,6 +8,7 @@ import { startTimeSkippingEnv } from "../support/timeSkipping.js";
 import { workflowBundle } from "../../src/app/temporalWorker.js";
 import { webhookDeliveryWorkflow } from "../../workflows/webhookDelivery.js";
 import { DEFAULT_RETRY_SECONDS } from "../../src/domain/webhooks.js";
+import { deliveryTaskQueueOf } from "../../workflows/shared.js";
 import type { AttemptVerdict, EndDeliveryInput, WebhookDeliveryInput } from "../../workflows/webhookTypes.js";
 
 const TASK_QUEUE = "webhook-delivery-time-skipping";
@@ -28,10 +29,17 @@ afterAll(async () => {
 async function deliver(verdicts: AttemptVerdict[], id: string) {
   const attempts: { attempt: number; at: number }[] = [];
   const ends: EndDeliveryInput[] = [];
+  // the workflow on the main queue, its steps on the delivery queue (as every worker process polls both): a step sent
+  // to the main queue would find no activity there and never run
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: await workflowBundle(),
+    activities: {},
+  });
+  const steps = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: deliveryTaskQueueOf(TASK_QUEUE),
     activities: {
       attemptDelivery: async (input: WebhookDeliveryInput & { attempt: number }): Promise<AttemptVerdict> => {
         attempts.push({ attempt: input.attempt, at: await env.currentTimeMs() });
@@ -49,11 +57,13 @@ async function deliver(verdicts: AttemptVerdict[], id: string) {
     round: 0,
   };
   const outcome = await worker.runUntil(
-    env.client.workflow.execute(webhookDeliveryWorkflow, {
-      taskQueue: TASK_QUEUE,
-      workflowId: `webhook-test-${id}`,
-      args: [input],
-    }),
+    steps.runUntil(
+      env.client.workflow.execute(webhookDeliveryWorkflow, {
+        taskQueue: TASK_QUEUE,
+        workflowId: `webhook-test-${id}`,
+        args: [input],
+      }),
+    ),
   );
   return { outcome, attempts, ends };
 }

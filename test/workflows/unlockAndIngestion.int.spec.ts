@@ -53,6 +53,7 @@ const calls = {
   finish: [] as IngestionInput[],
   fail: [] as { ingestionId: string; collection: string; error: string }[],
   alerts: [] as AlertsAfterIngestionInput[],
+  endRun: [] as { alertId: string; queryId: string; delivered: boolean }[],
   startRun: [] as AlertRunInput[],
 };
 let script: Script;
@@ -78,7 +79,12 @@ const alertStubs: Omit<AlertActivities, "endAlertRun"> = {
   },
 };
 
-const harness = useStubWorker(TASK_QUEUE, { ...unlockStubs, ...ingestionStubs, ...alertStubs });
+// a run's charge runs on the delivery queue only: on the main queue it would find no endAlertRun and never end
+const chargeStub: Pick<AlertActivities, "endAlertRun"> = {
+  endAlertRun: recorded(calls.endRun, (input) => (input.delivered ? "delivered" : "failed")),
+};
+
+const harness = useStubWorker(TASK_QUEUE, { ...unlockStubs, ...ingestionStubs, ...alertStubs }, chargeStub);
 
 let runs = 0;
 
@@ -265,5 +271,18 @@ describe("alert run workflow", () => {
     expect(calls.startRun).toHaveLength(2);
     // the time-skipping server does not skip an activity's time: the retry came after the 10 s heartbeat timeout
     expect(Date.now() - started).toBeLessThan(60_000);
+  }, 120_000);
+
+  it("charges a sent run on the delivery queue, never behind the main queue's searches", async () => {
+    given({ startRun: async () => ({ status: "sent", works: 2 }) });
+    runs += 1;
+    const result = await harness.env.client.workflow.execute(alertRunWorkflow, {
+      taskQueue: TASK_QUEUE,
+      workflowId: `alert-run-stub-${runs}`,
+      args: [{ alertId: "alert", queryId: `q${runs}`, trigger: "test", deliveryWaitMs: 1000 }],
+    });
+    // no proof of delivery came within the wait: ended unpaid, by the delivery queue's worker
+    expect(result).toBe("failed");
+    expect(calls.endRun).toEqual([{ alertId: "alert", queryId: `q${runs}`, delivered: false }]);
   }, 120_000);
 });
