@@ -177,6 +177,42 @@ async function reconcile(db: pg.Client, runs: RunRow[]) {
   };
 }
 
+/**
+ * Where a run's own time goes, p50/p95 seconds per phase: opened (its search done) to its webhook event published (the
+ * rest of the first step: the run's record, the works' integrity, the publish), published to the delivery's 2xx, and
+ * the 2xx to the run's end (its charge).
+ */
+async function runPhases(db: pg.Client, runs: RunRow[]) {
+  const { rows } = await db.query<{ opened: number; published: number; delivered: number; ended: number }>(
+    "SELECT extract(epoch from r.created_at) * 1000 AS opened, extract(epoch from d.created_at) * 1000 AS published, " +
+      "extract(epoch from d.last_attempt_at) * 1000 AS delivered, extract(epoch from r.ended_at) * 1000 AS ended " +
+      "FROM proj_alert_runs r JOIN events e ON e.type = 'WebhookEventCreated' " +
+      "AND e.data->'payload'->'data'->>'queryId' = r.query_id " +
+      "JOIN proj_webhook_deliveries d ON d.message_id = e.data->>'messageId' " +
+      "WHERE r.query_id = ANY($1) AND r.ended_at IS NOT NULL AND d.last_attempt_at IS NOT NULL",
+    [runs.map((r) => r.query_id)],
+  );
+  const phase = (from: (r: (typeof rows)[number]) => number, to: (r: (typeof rows)[number]) => number) => {
+    const values = rows.map((r) => (Number(to(r)) - Number(from(r))) / 1000);
+    return { p50: round(quantile(values, 0.5)), p95: round(quantile(values, 0.95)) };
+  };
+  return {
+    runsJoined: rows.length,
+    openedToPublished: phase(
+      (r) => r.opened,
+      (r) => r.published,
+    ),
+    publishedToDelivered: phase(
+      (r) => r.published,
+      (r) => r.delivered,
+    ),
+    deliveredToCharged: phase(
+      (r) => r.delivered,
+      (r) => r.ended,
+    ),
+  };
+}
+
 async function measure(runtime: Runtime, adminToken: string, databaseUrl: string, collection: string) {
   const server = await listen(runtime.app, 0, "127.0.0.1");
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -240,6 +276,7 @@ async function measure(runtime: Runtime, adminToken: string, databaseUrl: string
           ),
         ),
       },
+      runPhaseSeconds: await runPhases(db, ended),
       webhookDeliveries: receiver.deliveries(),
       charges: await reconcile(db, runs),
       loadAverage: load.map((l) => l.map((x) => Math.round(x * 100) / 100)),
