@@ -222,6 +222,9 @@ describe("the OpenSearch author facet", () => {
     for (const limit of [1, 5, 100]) {
       const own = await shard.count("c", undefined, ["author"], limit);
       expect(own?.facets.author).toEqual(countFacets(listed(chunks), ["author"], limit).facets.author);
+      // the facets in the order asked, as the listed works' count answers them
+      const both = await shard.count("c", undefined, ["author", "journal"], limit);
+      expect(Object.keys(both!.facets)).toEqual(["author", "journal"]);
     }
     // the generated ORCID-only authorships of person 4 resolve to A4: the links were asked about (none in one work)
     expect(shard.requests).toContain("links");

@@ -119,7 +119,10 @@ export function facetCountsOf(
   if ((body.aggregations[SHARED_DOI]?.buckets.length ?? 0) > 0) return null;
   const out: EngineFacetCounts = { total: body.hits.total.value, facets: {} };
   for (const facet of facets) {
-    if (facet === "author") continue; // authorFacetOf
+    if (facet === "author") {
+      out.facets.author = []; // authorFacetOf's, in the order asked (as every count answers its facets)
+      continue;
+    }
     out.facets[facet] = (body.aggregations[facet]?.buckets ?? [])
       .map((b): EngineFacetBucket => {
         const issn = b.issn?.buckets[0]?.key;
