@@ -156,15 +156,15 @@ export interface SearchEngine {
 export type VectorSearchMode = "lucene-hnsw" | "exact";
 
 /**
- * The facets an engine counts itself (facetCounts; the author and integrity facets are counted in Node by
- * works/facets): src/retrieval/workFacetValues.ts derives a work's values for them.
+ * The facets an engine counts itself (facetCounts; the integrity facet is counted in Node by works/facets):
+ * src/retrieval/workFacetValues.ts derives a work's values for them.
  */
-export type EngineFacet = "publication_year" | "journal" | "subject" | "article_type" | "open_access";
+export type EngineFacet = "publication_year" | "journal" | "subject" | "author" | "article_type" | "open_access";
 
 export interface EngineFacetBucket {
   value: string;
   count: number;
-  /** the journal's smallest ISSN among the counted works */
+  /** the journal's smallest ISSN among the counted works; the author's OpenAlex id or ORCID */
   id?: string;
 }
 

@@ -5,7 +5,12 @@
 import { describe, expect, it } from "vitest";
 import { countFacets, type FacetDocument } from "../../src/usecases/works/facetCounts.js";
 import { buildWorkFacetTable, countWorkFacets } from "../../src/retrieval/engines/embedded/workFacetTable.js";
-import { facetAggregationBody, facetCountsOf } from "../../src/retrieval/engines/opensearch/facetAggregations.js";
+import {
+  facetAggregationBody,
+  facetCountsOf,
+  facetCountsOver,
+  type FacetAggregationResponse,
+} from "../../src/retrieval/engines/opensearch/facetAggregations.js";
 import { toDocument } from "../../src/retrieval/engines/opensearch/chunkDocuments.js";
 import { compileToPredicate } from "../../src/filters/compileToPredicate.js";
 import { ENGINE_FACETS, isDocumentLevelFilter, type EngineFacet } from "../../src/retrieval/workFacetValues.js";
@@ -18,6 +23,13 @@ function documents(n: number): ChunkMetadata[][] {
   const next = (k: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % k);
   const journals = ["Stress", "stress", " Stress ", "Psychoneuroendocrinology", "Ärztliche Praxis", "𝔐ath", "\uE000x"];
   const subjects = ["Cortisol", "cortisol", "Hair", "Stress", "hair "];
+  // people with an OpenAlex id and ORCID, an id only, an ORCID only, a name only; spelled two ways
+  const person = (k: number) => ({
+    name: next(3) === 0 ? `P. ${k}` : `Person ${k}`,
+    id: k % 4 < 2 ? `A${k}` : null,
+    orcid: k % 4 === 0 || k % 4 === 2 ? `0000-0000-0000-000${k}` : null,
+    position: null,
+  });
   return Array.from({ length: n }, (_, i) => {
     const metadata: ChunkMetadata = {
       doc_id: `d${String(i).padStart(4, "0")}`,
@@ -29,7 +41,13 @@ function documents(n: number): ChunkMetadata[][] {
       ...(next(3) > 0 ? { open_access: next(2) === 0 } : {}),
       ...(next(2) > 0 ? { issn: [`${1000 + next(3)}-000${next(9)}`, `0${next(9)}00-1234`] } : {}),
       ...(next(2) > 0 ? { doi: `10.1/${i}` } : {}),
+      ...(next(4) > 0
+        ? { authorships: Array.from({ length: 1 + next(3) }, () => person(next(9))) }
+        : { authors: [`Person ${next(9)}`] }),
     };
+    // an ORCID-only authorship of a person others carry with an id (the count joins it to that id)
+    if (i % 10 === 3) metadata.authorships = [{ ...person(4), id: null }, person(1)];
+    if (i % 10 === 4) metadata.authorships = [person(4), person(5)];
     // a second chunk: the same document-level fields, its own section
     return [
       { ...metadata, section: "abstract" },
@@ -126,7 +144,7 @@ describe("the OpenSearch facets aggregation", () => {
     const record = (metadata: ChunkMetadata) => ({ id: "x", text: "t", tokens: 1, metadata });
     expect(toDocument(record(second!), info, "f").work_facets).toBeUndefined();
     const values = toDocument(record(first!), info, "f").work_facets!;
-    expect(Object.keys(values).sort()).toEqual([...ENGINE_FACETS, "issn"].sort());
+    expect(Object.keys(values).sort()).toEqual([...ENGINE_FACETS, "issn", "author_links"].sort());
   });
 
   it("answers buckets in code-unit order of ties, the journal's smallest ISSN, and null for a DOI two share", () => {
@@ -153,5 +171,92 @@ describe("the OpenSearch facets aggregation", () => {
       },
     });
     expect(facetCountsOf(response(1), ["journal"], 2)).toBeNull();
+  });
+});
+
+/**
+ * A stand-in for one shard of OpenSearch over these documents (as toDocument writes them): the facets aggregation's
+ * terms and filter counts, and the author links request's total, computed from the indexed work_facets.
+ */
+function simulatedShard(chunks: ChunkMetadata[]) {
+  const info = { dims: 2, embedding: null, vectorStorage: "binary", binaryVectors: true, workFacets: true } as const;
+  const heads = chunks
+    .filter((m) => m.chunk_index === 0)
+    .map((m) => toDocument({ id: "x", text: "t", tokens: 1, metadata: m }, info, "f").work_facets!);
+  const requests: string[] = [];
+  const call = async <T>(method: string, path: string, body?: unknown) => {
+    if (method === "GET") return { statusCode: 200, body: { i: { mappings: { _meta: meta } } } as T };
+    const filters = (body as { query: { bool: { filter: Array<{ terms?: Record<string, string[]> }> } } }).query.bool
+      .filter;
+    const links = filters.find((f) => f.terms)?.terms?.["work_facets.author_links"];
+    requests.push(links ? "links" : "facets");
+    if (links) {
+      const value = heads.filter((h) => h.author_links.some((l) => links.includes(l))).length;
+      return { statusCode: 200, body: { hits: { total: { value } }, aggregations: {} } as T };
+    }
+    const entries = new Map<string, number>();
+    for (const h of heads) for (const e of h.author) entries.set(e, (entries.get(e) ?? 0) + 1);
+    const response: FacetAggregationResponse = {
+      hits: { total: { value: heads.length } },
+      aggregations: {
+        shared_doi: { buckets: [] },
+        author_same_person: { buckets: [], doc_count: heads.filter((h) => h.author_links.includes("*")).length },
+        author: { buckets: [...entries].map(([key, doc_count]) => ({ key, doc_count })), sum_other_doc_count: 0 },
+      },
+    };
+    return { statusCode: 200, body: response as T };
+  };
+  let meta: Record<string, unknown> = { workFacets: true, workFacetAuthors: true };
+  const count = facetCountsOver(call as never, () => "i");
+  return { count, requests, setMeta: (m: Record<string, unknown>) => (meta = m) };
+}
+
+const who = (name: string, id: string | null, orcid: string | null) => ({ name, id, orcid, position: null });
+
+describe("the OpenSearch author facet", () => {
+  const byWork = documents(300);
+  const chunks = byWork.flat();
+
+  it("counts people from the entries' counts as the listed works are counted", async () => {
+    const shard = simulatedShard(chunks);
+    for (const limit of [1, 5, 100]) {
+      const own = await shard.count("c", undefined, ["author"], limit);
+      expect(own?.facets.author).toEqual(countFacets(listed(chunks), ["author"], limit).facets.author);
+      // the facets in the order asked, as the listed works' count answers them
+      const both = await shard.count("c", undefined, ["author", "journal"], limit);
+      expect(Object.keys(both!.facets)).toEqual(["author", "journal"]);
+    }
+    // the generated ORCID-only authorships of person 4 resolve to A4: the links were asked about (none in one work)
+    expect(shard.requests).toContain("links");
+  });
+
+  it("declines when a counted work names one person twice (a shared id, or an ORCID its id resolves)", async () => {
+    const twice = byWork.map((work, i) =>
+      i !== 7
+        ? work
+        : work.map((m) => ({
+            ...m,
+            authorships: [who("Person 4", "A4", null), who("P. 4", "A4", "0000-0000-0000-0004")],
+          })),
+    );
+    expect(await simulatedShard(twice.flat()).count("c", undefined, ["author"], 5)).toBeNull();
+    const resolved = byWork.map((work, i) =>
+      i !== 7
+        ? work
+        : work.map((m) => ({
+            ...m,
+            authorships: [who("Person 4", "A4", null), who("Person 4", null, "0000-0000-0000-0004")],
+          })),
+    );
+    const shard = simulatedShard(resolved.flat());
+    expect(await shard.count("c", undefined, ["author"], 5)).toBeNull();
+    expect(await shard.count("c", undefined, ["journal"], 5)).not.toBeNull();
+  });
+
+  it("leaves an index without author entries (mapping version 4) to the listing, not its other facets", async () => {
+    const shard = simulatedShard(chunks);
+    shard.setMeta({ workFacets: true });
+    expect(await shard.count("c", undefined, ["author"], 5)).toBeNull();
+    expect(await shard.count("c", undefined, ["journal"], 5)).not.toBeNull();
   });
 });

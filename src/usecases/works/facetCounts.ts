@@ -1,12 +1,11 @@
 // Facets of a set of works (POST /api/v1/works/facets): which works are counted and how their buckets are made and
 // ordered. Pure: the use case (workFacets.ts) hands in the documents an engine listed or a ranked list's rows, so both
 // engines answer the same counts by construction.
-import type { Authorship } from "../../domain/authors.js";
 import type { Integrity } from "../../domain/integrity.js";
 import type { ChunkMetadata } from "../../retrieval/port.js";
 import { documentOf } from "../../retrieval/rowSelection.js";
 import { meetsMinRelevance } from "../../domain/relevance.js";
-import { texts, workFacetValues } from "../../retrieval/workFacetValues.js";
+import { authorBuckets, texts, workAuthors, workFacetValues } from "../../retrieval/workFacetValues.js";
 
 /** The facets there are, in the order they are documented. */
 export const FACETS = [
@@ -104,16 +103,12 @@ export function distinctWorks<T extends FacetDocument>(documents: readonly T[]):
   });
 }
 
-const text = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
-
 /**
  * The values one work has for a facet, each once (a work counts once in a bucket): workFacetValues, as engines index
  * them.
  */
 function valuesOf(facet: FacetName, d: FacetDocument, integrity: Integrity | undefined): string[] {
   switch (facet) {
-    case "author":
-      return texts(d.metadata.authors); // counted by person in authorBuckets
     case "integrity":
       return [integrity?.status ?? "none"];
     default:
@@ -131,52 +126,6 @@ export function compareBuckets(a: FacetBucket, b: FacetBucket): number {
   return b.count - a.count || codeUnitOrder(a.value, b.value) || codeUnitOrder(a.id ?? "", b.id ?? "");
 }
 
-/** A work's authors: its authorships where it carries them, else its names (works read before authorships). */
-function authorsOf(work: FacetDocument): Pick<Authorship, "name" | "id" | "orcid">[] {
-  const m = work.metadata;
-  const named = Array.isArray(m.authorships)
-    ? m.authorships.flatMap((a) => {
-        const name = text(a?.name);
-        return name === null ? [] : [{ name, id: text(a.id), orcid: text(a.orcid) }];
-      })
-    : [];
-  return named.length > 0 ? named : texts(m.authors).map((name) => ({ name, id: null, orcid: null }));
-}
-
-/**
- * The author facet's buckets, one per person as the authors routes know them: an authorship with an OpenAlex id is
- * that id; one with an ORCID only is the smallest OpenAlex id whose counted authorships carry that ORCID, else the
- * ORCID; one with neither is its exact name, never joined to an identified person. A bucket's `id` is that id (absent
- * for a name), its `value` the person's most frequent spelling among the counted works (ties: the smallest), its count
- * the works naming them (each work once).
- */
-export function authorBuckets(works: readonly FacetDocument[]): FacetBucket[] {
-  const idOfOrcid = new Map<string, string>();
-  for (const work of works)
-    for (const { id, orcid } of authorsOf(work)) {
-      if (id === null || orcid === null) continue;
-      const known = idOfOrcid.get(orcid);
-      if (known === undefined || id < known) idOfOrcid.set(orcid, id);
-    }
-  const people = new Map<string, { id: string | null; names: Map<string, number>; works: number }>();
-  for (const work of works) {
-    const counted = new Set<string>();
-    for (const a of authorsOf(work)) {
-      const id = a.id ?? (a.orcid !== null ? (idOfOrcid.get(a.orcid) ?? a.orcid) : null);
-      const key = id !== null ? `id:${id}` : `name:${a.name}`;
-      const person = people.get(key) ?? { id, names: new Map<string, number>(), works: 0 };
-      person.names.set(a.name, (person.names.get(a.name) ?? 0) + 1);
-      if (!counted.has(key)) person.works++;
-      counted.add(key);
-      people.set(key, person);
-    }
-  }
-  return [...people.values()].map(({ id, names, works: count }): FacetBucket => {
-    const [value] = [...names].sort((a, b) => b[1] - a[1] || codeUnitOrder(a[0], b[0]))[0]!;
-    return id === null ? { value, count } : { value, count, id };
-  });
-}
-
 /**
  * The buckets of each facet asked for over these works (already one per work): a bucket per value, counting the
  * works having it, the `limit` largest by count, ties by value; a work without the field is in no bucket of it.
@@ -192,7 +141,9 @@ export function countFacets(
   const out: FacetCounts = { total: works.length, facets: {} };
   for (const facet of facets) {
     if (facet === "author") {
-      out.facets.author = authorBuckets(works).sort(compareBuckets).slice(0, limit);
+      out.facets.author = authorBuckets(works.map((w) => ({ entries: workAuthors(w.metadata) })))
+        .sort(compareBuckets)
+        .slice(0, limit);
       continue;
     }
     const counts = new Map<string, number>();

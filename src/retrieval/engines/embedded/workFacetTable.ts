@@ -2,9 +2,12 @@
 // keeps it beside the segment), so counting the works under a filter reads interned value ids, not every work's
 // metadata. The values are workFacetValues of each document's first chunk, as the OpenSearch adapter indexes them.
 import {
+  authorBuckets,
+  authorEntryOf,
   byCountThenValue,
   ENGINE_FACETS,
   workFacetValues,
+  type AuthorEntry,
   type EngineFacet,
   type EngineFacetBucket,
   type EngineFacetCounts,
@@ -35,6 +38,8 @@ export interface WorkFacetTable {
   /** per work: its smallest ISSN's rank in issns (code-unit order), -1 when it has none */
   minIssn: Int32Array;
   issns: string[];
+  /** the author column's entries, decoded (its dict holds their keys) */
+  authorEntries: AuthorEntry[];
 }
 
 function interned(values: string[][]): Column {
@@ -79,7 +84,8 @@ export function buildWorkFacetTable(chunks: ReadonlyArray<{ metadata: ChunkMetad
   const issns = [...new Set(smallest.filter((x): x is string => x !== null))].sort((a, b) => (a < b ? -1 : 1));
   const rank = new Map(issns.map((issn, i) => [issn, i]));
   const minIssn = Int32Array.from(smallest, (issn) => (issn === null ? -1 : rank.get(issn)!));
-  return { heads: Int32Array.from(heads), exact, columns, minIssn, issns };
+  const authorEntries = columns.author.dict.map(authorEntryOf);
+  return { heads: Int32Array.from(heads), exact, columns, minIssn, issns, authorEntries };
 }
 
 /**
@@ -99,6 +105,14 @@ export function countWorkFacets(
   const out: EngineFacetCounts = { total: works.length, facets: {} };
   for (const facet of facets) {
     const { dict, offsets, ids } = table.columns[facet];
+    if (facet === "author") {
+      // by person, each work once (authorBuckets, as the listed works are counted)
+      const entries = works.map((w) => ({
+        entries: Array.from(ids.subarray(offsets[w]!, offsets[w + 1]!), (id) => table.authorEntries[id]!),
+      }));
+      out.facets.author = authorBuckets(entries).sort(byCountThenValue).slice(0, limit);
+      continue;
+    }
     const counts = new Int32Array(dict.length);
     const issn = facet === "journal" ? new Int32Array(dict.length).fill(-1) : undefined;
     for (const work of works)

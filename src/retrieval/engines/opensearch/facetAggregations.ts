@@ -5,7 +5,11 @@
 import { compileToOpenSearch } from "../../../filters/compileToOpenSearch.js";
 import type { FilterNode } from "../../../filters/ast.js";
 import {
+  authorBuckets,
+  authorEntryOf,
   byCountThenValue,
+  joiningLinks,
+  SAME_PERSON_LINK,
   type EngineFacet,
   type EngineFacetBucket,
   type EngineFacetCounts,
@@ -17,6 +21,14 @@ import { isDocumentLevelFilter } from "../../workFacetValues.js";
 
 /** the aggregation telling whether two counted documents share a DOI (then they are one work: counted in Node) */
 const SHARED_DOI = "shared_doi";
+/** the aggregation counting works two of whose author entries share an id or an ORCID (then counted in Node) */
+const SAME_PERSON = "author_same_person";
+/**
+ * The most author entries (distinct name, id, ORCID) one request reads: every entry of the counted works is read, since
+ * merging ORCID-only entries into their person can lift a person into the top buckets; more (a collection of over
+ * 50,000 authors) leaves the author facet to the listed works. Under OpenSearch's default search.max_buckets (65,535).
+ */
+export const MAX_AUTHOR_ENTRIES = 50_000;
 
 /**
  * The request body. A terms aggregation on one shard is exact (the adapter's indexes have one unless
@@ -32,7 +44,9 @@ export function facetAggregationBody(
     [SHARED_DOI]: { terms: { field: `${FIELD.metadata}.doi`, min_doc_count: 2, size: 1 } },
   };
   for (const facet of facets) {
-    const terms = { field: `${FIELD.workFacets}.${facet}`, size: limit + 1 };
+    const terms = { field: `${FIELD.workFacets}.${facet}`, size: facet === "author" ? MAX_AUTHOR_ENTRIES : limit + 1 };
+    if (facet === "author")
+      aggs[SAME_PERSON] = { filter: { term: { [`${FIELD.workFacets}.author_links`]: SAME_PERSON_LINK } } };
     aggs[facet] =
       facet === "journal"
         ? {
@@ -57,7 +71,43 @@ interface TermsBucket {
 
 export interface FacetAggregationResponse {
   hits: { total: { value: number } };
-  aggregations: Record<string, { buckets: TermsBucket[] }>;
+  aggregations: Record<string, { buckets: TermsBucket[]; sum_other_doc_count?: number; doc_count?: number }>;
+}
+
+/**
+ * The author facet from its entries' counts: null when a counted work has two entries of one person (authorLinks: a
+ * shared id or ORCID, or a link the counted works' ORCIDs resolve), or there are more entries than one request reads.
+ * `linked` asks how many counted works carry any of the links given.
+ */
+async function authorFacetOf(
+  body: FacetAggregationResponse,
+  limit: number,
+  linked: (links: string[]) => Promise<number>,
+): Promise<EngineFacetBucket[] | null> {
+  const entries = body.aggregations.author;
+  if (!entries || (entries.sum_other_doc_count ?? 0) > 0 || (body.aggregations[SAME_PERSON]?.doc_count ?? 0) > 0)
+    return null;
+  const weighted = entries.buckets.map((b) => ({ entries: [authorEntryOf(b.key)], weight: b.doc_count }));
+  const links = joiningLinks(weighted.map((w) => w.entries[0]!));
+  if (links.length > 0 && (await linked(links)) > 0) return null;
+  return authorBuckets(weighted).sort(byCountThenValue).slice(0, limit);
+}
+
+/** The body counting the works under the filter that carry any of these author links. */
+export function authorLinksBody(filter: FilterNode | undefined, links: string[]): Record<string, unknown> {
+  return {
+    size: 0,
+    track_total_hits: true,
+    query: {
+      bool: {
+        filter: [
+          ...(filter ? [compileToOpenSearch(filter)] : []),
+          FIRST_CHUNKS,
+          { terms: { [`${FIELD.workFacets}.author_links`]: links } },
+        ],
+      },
+    },
+  };
 }
 
 /** The counts, or null when two counted documents share a DOI (one work the caller counts once by listing them). */
@@ -69,6 +119,10 @@ export function facetCountsOf(
   if ((body.aggregations[SHARED_DOI]?.buckets.length ?? 0) > 0) return null;
   const out: EngineFacetCounts = { total: body.hits.total.value, facets: {} };
   for (const facet of facets) {
+    if (facet === "author") {
+      out.facets.author = []; // authorFacetOf's, in the order asked (as every count answers its facets)
+      continue;
+    }
     out.facets[facet] = (body.aggregations[facet]?.buckets ?? [])
       .map((b): EngineFacetBucket => {
         const issn = b.issn?.buckets[0]?.key;
@@ -83,34 +137,52 @@ export function facetCountsOf(
 }
 
 /**
+ * Which work_facets an index's first chunks all carry: none (written before mapping version 4), all but the author
+ * entries (version 4), or all (`_meta.workFacetAuthors`, version 5).
+ */
+type FacetFields = "none" | "some" | "author";
+
+/**
  * SearchEngine.facetCounts on OpenSearch: null for an index written before its first chunks carried work_facets
- * (its `_meta.workFacets`, read once and kept once true; a missing index throws as a search does), split into several
- * shards (terms aggregations are then approximate), or under a chunk-level filter; else one aggregation request.
+ * (its `_meta`, read until it says every field is there; a missing index throws as a search does), or before they
+ * carried author entries when the author facet is asked, split into several shards (terms aggregations are then
+ * approximate), or under a chunk-level filter; else one aggregation request (and, for the author facet when the counted
+ * works' ORCIDs could join two entries of one work, a second counting the works that would).
  */
 export function facetCountsOver(
   call: Transport["call"],
   indexName: (index: string) => string,
   layout: IndexLayout = DEFAULT_INDEX_LAYOUT,
 ): SearchEngine["facetCounts"] {
-  const withFacets = new Set<string>();
-  async function hasFacetFields(name: string): Promise<boolean> {
-    if (withFacets.has(name)) return true;
-    const { body } = await call<Record<string, { mappings: { _meta?: { workFacets?: unknown } } }>>(
+  const withFacets = new Map<string, FacetFields>();
+  async function facetFields(name: string): Promise<FacetFields> {
+    const known = withFacets.get(name);
+    if (known === "author") return known;
+    const { body } = await call<Record<string, { mappings: { _meta?: Record<string, unknown> } }>>(
       "GET",
       `/${name}/_mapping`,
     );
-    if (body[name]?.mappings._meta?.workFacets !== true) return false;
-    withFacets.add(name);
-    return true;
+    const meta = body[name]?.mappings._meta;
+    const fields: FacetFields = meta?.workFacets !== true ? "none" : meta.workFacetAuthors === true ? "author" : "some";
+    withFacets.set(name, fields);
+    return fields;
   }
   return async (index, filter, facets, limit) => {
     const name = indexName(index);
-    if (layout.shards > 1 || !isDocumentLevelFilter(filter) || !(await hasFacetFields(name))) return null;
-    const { body } = await call<FacetAggregationResponse>(
-      "POST",
-      `/${name}/_search?allow_partial_search_results=false`,
-      facetAggregationBody(filter, facets, limit),
-    );
-    return facetCountsOf(body, facets, limit);
+    if (layout.shards > 1 || !isDocumentLevelFilter(filter)) return null;
+    const fields = await facetFields(name);
+    if (fields === "none" || (fields === "some" && facets.includes("author"))) return null;
+    const search = <T>(body: Record<string, unknown>) =>
+      call<T>("POST", `/${name}/_search?allow_partial_search_results=false`, body);
+    const { body } = await search<FacetAggregationResponse>(facetAggregationBody(filter, facets, limit));
+    const counts = facetCountsOf(body, facets, limit);
+    if (!counts || !facets.includes("author")) return counts;
+    const author = await authorFacetOf(body, limit, async (links) => {
+      const linked = await search<FacetAggregationResponse>(authorLinksBody(filter, links));
+      return linked.body.hits.total.value;
+    });
+    if (!author) return null;
+    counts.facets.author = author;
+    return counts;
   };
 }

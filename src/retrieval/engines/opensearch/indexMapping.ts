@@ -9,8 +9,8 @@ import { ENGINE_FACETS } from "../../workFacetValues.js";
  * and of every search response) and carry it as binary doc values too, for exact cosines in a script field. The
  * adapter still reads version 1 indexes (their cosines come from the _source vector); older ones need a re-index.
  */
-export const OPENSEARCH_MAPPING_VERSION = 4;
-export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2, 3, 4];
+export const OPENSEARCH_MAPPING_VERSION = 5;
+export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2, 3, 4, 5];
 
 /**
  * Version 3 maps `metadata.author_id` (the authorships' OpenAlex ids and ORCIDs the `author_id` filter matches). An
@@ -19,6 +19,8 @@ export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2, 3, 4];
  * Version 4 maps `work_facets` (exact values of each document's first chunk, which works/facets aggregates). An older
  * index gets the fields in place too, but not `_meta.workFacets`: its facets stay counted from the listed documents
  * (exact, slower) until the collection is re-indexed into a new index, whose `_meta` says every first chunk has them.
+ * Version 5 adds `work_facets.author` and `work_facets.author_links` (the author facet's entries); likewise added in
+ * place to an older index, whose author facet stays counted from the listed documents (no `_meta.workFacetAuthors`).
  */
 export function mappingUpgradeBody(meta: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -132,7 +134,7 @@ function workFacetsMapping(): Record<string, unknown> {
   return {
     type: "object",
     dynamic: false,
-    properties: Object.fromEntries([...ENGINE_FACETS, "issn"].map((facet) => [facet, exact] as const)),
+    properties: Object.fromEntries([...ENGINE_FACETS, "issn", "author_links"].map((facet) => [facet, exact] as const)),
   };
 }
 
@@ -193,6 +195,7 @@ export function chunkIndexBody(
         mappingVersion: OPENSEARCH_MAPPING_VERSION,
         // every first chunk indexed into this index carries work_facets (see mappingUpgradeBody)
         workFacets: true,
+        workFacetAuthors: true,
         ...(embedding ? { embedding } : {}),
       },
       // the graph's copy of the vector is not stored as JSON: the binary field (base64 in _source) carries it
