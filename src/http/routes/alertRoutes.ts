@@ -22,7 +22,6 @@ export function alertRoutes(deps: AlertRouteDeps): Router {
   router.post("/alerts", async (ctx) => {
     const { auth, actor } = caller(ctx);
     const body = parseOr422(alertBody, ctx.request.body);
-    await deps.search.takeRequestSlot(auth);
     ctx.status = 201;
     ctx.body = await alerts.create(auth, body, actor);
   });

@@ -115,10 +115,7 @@ export function registerDashboardAlertRoutes(
               "key: choose one of your live keys to pay for the alert's runs (owners may choose any live key)",
               { field: "key" },
             );
-          const { alerts, search } = depsOf();
-          return alerts.createForKey(member.orgId, form.key, alertRequestOfForm(form), actorOf(member), (auth) =>
-            search.takeRequestSlot(auth),
-          );
+          return depsOf().alerts.createForKey(member.orgId, form.key, alertRequestOfForm(form), actorOf(member));
         },
         (reason) => listPage(ctx, member, reason, 422),
       );
