@@ -9,7 +9,7 @@ import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
 import type { Actor } from "../../domain/events.js";
 import type { CachedRow } from "../search/queryCache.js";
 import { queryOwnerOf, queryRowsOf, recentQueriesOf, type RecentQueryOptions } from "./recentQueries.js";
-import { dailyUsage, readUsageReport, type UsageRange, type UsageReport } from "./usageReport.js";
+import { readDailyUsage, readUsageReport, type UsageRange, type UsageReport } from "./usageReport.js";
 
 export const USAGE_DAYS = 30;
 export const ORGANIZATIONS_PER_PAGE = 25;
@@ -140,10 +140,13 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       }));
     },
 
-    /** Per day and collection over the last USAGE_DAYS days (the overview's and the operator's tables). */
+    /**
+     * Per day and collection over the last USAGE_DAYS days (the overview's and the operator's tables), from the
+     * projections: a view reads at most USAGE_DAYS rows per collection, never the organization's charge events.
+     */
     async usage(orgId: string): Promise<{ days: string[]; rows: UsageDay[] }> {
       const days = lastDays(clock(), USAGE_DAYS);
-      return { days, rows: dailyUsage(await readUsageReport(db, orgId, { from: days[0]!, to: days.at(-1)! })) };
+      return { days, rows: await readDailyUsage(db, orgId, days) };
     },
 
     /** Per day, key and collection in a range, from the charge events (what the ledger lists). */
