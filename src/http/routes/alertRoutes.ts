@@ -3,13 +3,10 @@ import Router from "@koa/router";
 import type { Context } from "koa";
 import { alertBody, alertRunsQuery, parseOr422 } from "../../wire/schemas.js";
 import { ALERTS_SANDBOX_REASON, type Alerts } from "../../usecases/alerts/alerts.js";
-import type { SearchService } from "../../usecases/search/searchService.js";
 import { liveCaller } from "./webhookRoutes.js";
 
 export interface AlertRouteDeps {
   alerts: Alerts;
-  /** the organization's per-minute budget: creating an alert (which searches) takes one request of it */
-  search: SearchService;
 }
 
 /** Sandbox keys have no alerts. */

@@ -14,12 +14,9 @@ import type { Webhooks } from "../../usecases/webhooks/webhooks.js";
 import type { AuthContext } from "../../usecases/auth/context.js";
 import type { Actor } from "../../domain/events.js";
 import { refuseSandbox } from "../../usecases/search/sandbox.js";
-import type { SearchService } from "../../usecases/search/searchService.js";
 
 export interface WebhookRouteDeps {
   webhooks: Webhooks;
-  /** the organization's per-minute budget: what starts deliveries takes one request of it */
-  search: SearchService;
 }
 
 /**
