@@ -65,6 +65,38 @@ export function lastDays(now: Date, n: number): string[] {
 
 const iso = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());
 
+/**
+ * One page of organizations (`q` searches names and ids) with their reconciliation, and the house's audit results.
+ */
+async function operatorOverviewOf(operations: Operations, opts: { q?: string; page?: number }) {
+  const page = Math.max(1, opts.page ?? 1);
+  const [list, reconciliation, verify, journals, collections] = await Promise.all([
+    operations.listOrganizations({
+      q: opts.q,
+      offset: (page - 1) * ORGANIZATIONS_PER_PAGE,
+      limit: ORGANIZATIONS_PER_PAGE,
+    }),
+    operations.reconcileAll(),
+    operations.verify(),
+    operations.journalRequests(),
+    // a console without the running service's catalogue (a bare store) shows none
+    operations.listCollections().catch(() => null),
+  ]);
+  const byOrg = new Map(reconciliation.organizations.map((r) => [r.orgId, r]));
+  return {
+    organizations: list.organizations.map((o) => ({ ...o, reconciliation: byOrg.get(o.id) ?? null })),
+    q: opts.q?.trim() ?? "",
+    page,
+    pages: Math.max(1, Math.ceil(list.total / ORGANIZATIONS_PER_PAGE)),
+    total: list.total,
+    reconciliationOk: reconciliation.ok,
+    discrepancies: reconciliation.discrepancies,
+    verify,
+    journals,
+    collections,
+  };
+}
+
 export function createConsoleData(db: Db, accounts: Accounts, operations: Operations, clock: () => Date) {
   return {
     async overview(orgId: string): Promise<OverviewData | undefined> {
@@ -185,34 +217,7 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
     /**
      * One page of organizations (`q` searches names and ids) with their reconciliation, and the house's audit results.
      */
-    async operatorOverview(opts: { q?: string; page?: number } = {}) {
-      const page = Math.max(1, opts.page ?? 1);
-      const [list, reconciliation, verify, journals, collections] = await Promise.all([
-        operations.listOrganizations({
-          q: opts.q,
-          offset: (page - 1) * ORGANIZATIONS_PER_PAGE,
-          limit: ORGANIZATIONS_PER_PAGE,
-        }),
-        operations.reconcileAll(),
-        operations.verify(),
-        operations.journalRequests(),
-        // a console without the running service's catalogue (a bare store) shows none
-        operations.listCollections().catch(() => null),
-      ]);
-      const byOrg = new Map(reconciliation.organizations.map((r) => [r.orgId, r]));
-      return {
-        organizations: list.organizations.map((o) => ({ ...o, reconciliation: byOrg.get(o.id) ?? null })),
-        q: opts.q?.trim() ?? "",
-        page,
-        pages: Math.max(1, Math.ceil(list.total / ORGANIZATIONS_PER_PAGE)),
-        total: list.total,
-        reconciliationOk: reconciliation.ok,
-        discrepancies: reconciliation.discrepancies,
-        verify,
-        journals,
-        collections,
-      };
-    },
+    operatorOverview: (opts: { q?: string; page?: number } = {}) => operatorOverviewOf(operations, opts),
 
     /** One organization as the operator sees it: what its members see (the balance always), its members and invites. */
     async operatorOrganization(orgId: string) {
