@@ -15,6 +15,7 @@ import { cacheDirFrom, DEFAULT_COLLECTIONS_CONFIG } from "../src/app/config.js";
 import { openPglite, openPostgres, type Db } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
+import { installFeatureProjectors } from "../src/app/projectors.js";
 import { eventHash, GENESIS_HASH } from "../src/eventstore/eventStore.js";
 import { createAccounts, type Accounts } from "../src/usecases/accounts/accounts.js";
 import { replayProjections, promoteReplay, type ReplayReport } from "../projections/replay.js";
@@ -34,6 +35,8 @@ import { createUnlock } from "../src/usecases/unlock/unlock.js";
 import { PAYLOAD_VERSION, saveQueryRecord, type CachedRow } from "../src/usecases/search/queryCache.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
 import type { Embedder } from "../src/embedding/port.js";
+
+installFeatureProjectors();
 
 const { values: args } = parseArgs({
   options: {

@@ -20,6 +20,7 @@ import type { Authorship } from "../src/domain/authors.js";
 import { openPglite } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
+import { installFeatureProjectors } from "../src/app/projectors.js";
 import { readComponent } from "../src/infra/components.js";
 import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
 import { manifestKey } from "../src/ingest/manifest.js";
@@ -35,6 +36,8 @@ import { createWorkFacets, type FacetsRequest } from "../src/usecases/works/work
 import { countFacets, FACET_FIELDS } from "../src/usecases/works/facetCounts.js";
 import { ExactTopTen, indexGenerated, loadScaleSource, SCALE_INDEX } from "./scaleBench.js";
 import { benchConfig, BENCH_DIR } from "./scifactBench.js";
+
+installFeatureProjectors();
 
 const { values: args } = parseArgs({
   options: {

@@ -1,18 +1,16 @@
 // Projection logic, written once: what each event changes in balances, ledger, unlocks, usage and prices. A
-// feature's events have a handler of their own that project() calls: keyProjection.ts (API keys),
-// memberProjection.ts (members, invites, sessions), ingestionProjection.ts, webhookProjection.ts, alertProjection.ts;
-// what they read and return is described in projectionReader.ts.
+// feature's events have a handler of their own, beside the feature's use cases, that project() calls: keys
+// (src/usecases/accounts/keyProjection.ts), members, invites and sessions (src/usecases/members/memberProjection.ts),
+// ingestions (src/usecases/collections/ingestionProjection.ts), webhooks (src/usecases/webhooks/webhookProjection.ts)
+// and alerts (src/usecases/alerts/alertProjection.ts). This registry knows them only by the events each one takes
+// (FeatureProjectors): the composition root hands them in once (installProjectors, src/app/projectors.ts), and the
+// inline projector and replay run the projectors they were given. What they read and return: projectionReader.ts.
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
 // It updates the rows its reader hands out in place and returns them as the changes: both readers give the projector
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
 import { usesTrialQuery, type CollectionCharge, type ProjectableEvent } from "../src/domain/events.js";
 import { dayPeriod, monthPeriod } from "../src/domain/queryQuota.js";
 import type { BalanceRow, OrganizationRow, UsageRow } from "./tables.js";
-import { projectAlert } from "./alertProjection.js";
-import { projectIngestion } from "./ingestionProjection.js";
-import { projectKey } from "./keyProjection.js";
-import { projectMember } from "./memberProjection.js";
-import { projectWebhook } from "./webhookProjection.js";
 import type { Change, ProjectionReader } from "./projectionReader.js";
 
 export { dayPeriod, monthPeriod };
@@ -273,7 +271,51 @@ function resultsUnlocked(e: Extract<ProjectableEvent, { type: "ResultsUnlocked" 
   ];
 }
 
+type EventsOf<T extends ProjectableEvent["type"]> = Extract<ProjectableEvent, { type: T }>;
+type FeatureProjector<T extends ProjectableEvent["type"]> = (e: EventsOf<T>, read: ProjectionReader) => Change[];
+
+/** The features' own projectors, by the events each one takes (every event has one home: project's switch). */
+export interface FeatureProjectors {
+  keys: FeatureProjector<"ApiKeyCreated" | "ApiKeyRevoked" | "ApiKeySpendingCapChanged">;
+  members: FeatureProjector<
+    "MemberInvited" | "InviteAccepted" | "MemberRemoved" | "InviteCancelled" | "SessionStarted" | "SessionEnded"
+  >;
+  ingestions: FeatureProjector<"IngestionStarted" | "IngestionCompleted" | "IngestionFailed">;
+  webhooks: FeatureProjector<
+    | "WebhookEndpointCreated"
+    | "WebhookSecretRotated"
+    | "WebhookEndpointDeleted"
+    | "WebhookEndpointDisabled"
+    | "WebhookEventCreated"
+    | "WebhookAttemptRecorded"
+    | "WebhookDeliveryEnded"
+    | "WebhookRedeliveryRequested"
+    | "NotificationSettingsChanged"
+  >;
+  alerts: FeatureProjector<
+    "AlertCreated" | "AlertPaused" | "AlertResumed" | "AlertDeleted" | "AlertRunStarted" | "AlertRunEnded"
+  >;
+}
+
+let installed: FeatureProjectors | undefined;
+
+/** The composition root's one call: the features' projectors every later projection (inline or replay) runs. */
+export function installProjectors(features: FeatureProjectors): void {
+  installed = features;
+}
+
+function features(): FeatureProjectors {
+  if (!installed)
+    throw new Error("projection: no feature projectors installed (src/app/projectors.ts installs them at start)");
+  return installed;
+}
+
+/** What one event changes, through the installed feature projectors. */
 export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
+  return projectWith(features(), e, read);
+}
+
+export function projectWith(f: FeatureProjectors, e: ProjectableEvent, read: ProjectionReader): Change[] {
   switch (e.type) {
     case "OrganizationCreated":
       return organizationCreated(e);
@@ -299,7 +341,7 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
     case "ApiKeyCreated":
     case "ApiKeyRevoked":
     case "ApiKeySpendingCapChanged":
-      return projectKey(e, read);
+      return f.keys(e, read);
     case "LimitsChanged":
       return [bumpOrgVersion(read, e, e.data.orgId, { limits: { ...e.data.limits } })];
     case "BillingSettingsChanged": {
@@ -346,11 +388,11 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
     case "InviteCancelled":
     case "SessionStarted":
     case "SessionEnded":
-      return projectMember(e, read);
+      return f.members(e, read);
     case "IngestionStarted":
     case "IngestionCompleted":
     case "IngestionFailed":
-      return projectIngestion(e, read);
+      return f.ingestions(e, read);
     case "WebhookEndpointCreated":
     case "WebhookSecretRotated":
     case "WebhookEndpointDeleted":
@@ -360,14 +402,14 @@ export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
     case "WebhookDeliveryEnded":
     case "WebhookRedeliveryRequested":
     case "NotificationSettingsChanged":
-      return projectWebhook(e, read);
+      return f.webhooks(e, read);
     case "AlertCreated":
     case "AlertPaused":
     case "AlertResumed":
     case "AlertDeleted":
     case "AlertRunStarted":
     case "AlertRunEnded":
-      return projectAlert(e, read);
+      return f.alerts(e, read);
     case "RetractionsLoaded":
       // the list in force is read from the retractions stream itself (src/ingest/liveRetractions.ts)
       return [];

@@ -8,6 +8,7 @@ import type { Config, EmbeddingServerConfig, StoreLocation } from "./config.js";
 import { openPglite, openPostgres, type Db } from "../eventstore/db.js";
 import { migrate } from "../eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
+import { installFeatureProjectors } from "./projectors.js";
 import { createAccounts, type Accounts } from "../usecases/accounts/accounts.js";
 import { createAuthenticate } from "../usecases/auth/authenticate.js";
 import { createCatalogueEvents } from "../usecases/catalogue/catalogueEvents.js";
@@ -166,12 +167,14 @@ export async function eventStoreExists(location: StoreLocation): Promise<boolean
 
 /** An event store in memory (PGlite) with the read models: benchmarks and scripts that ingest into a scratch index. */
 export async function openMemoryEventStore(): Promise<Db> {
+  installFeatureProjectors();
   const db = await openPglite(undefined);
   await migrate(db, PROJECTION_READ_MODELS);
   return db;
 }
 
 export async function openEventStore(config: Config): Promise<Db> {
+  installFeatureProjectors();
   const db = config.databaseUrl
     ? await openPostgres(config.databaseUrl)
     : await openPglite(join(config.dataDir, "pglite"));

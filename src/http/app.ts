@@ -119,7 +119,6 @@ export function createApp(deps: AppDeps): Koa {
       alerts: deps.alerts,
       webhooks: deps.webhooks,
       consoleData: deps.consoleData,
-      search: deps.search,
     },
     dashboardAccess: dashboardAccess({
       members: deps.members,

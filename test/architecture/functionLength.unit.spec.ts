@@ -17,7 +17,6 @@ const STILL_LONG: Record<string, number> = {
   "src/http/openapi/document.ts dashboardOperations": 375,
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 324,
   "activities/ingestion.ts createIngestionActivities": 254,
-  "src/usecases/dashboard/consoleData.ts createConsoleData": 160,
   "src/usecases/works/works.ts createWorks": 241,
   "src/http/routes/searchRoutes.ts searchRoutes": 229,
 };

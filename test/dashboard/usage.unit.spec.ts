@@ -3,6 +3,8 @@
 // and the CSV with the key and collection columns.
 import { describe, expect, it } from "vitest";
 import {
+  dailyUsage,
+  dailyUsageOfProjections,
   foldUsage,
   parseUsageRange,
   readUsageReport,
@@ -12,6 +14,9 @@ import {
 } from "../../src/usecases/dashboard/usageReport.js";
 import { usageCsv, usagePage } from "../../src/http/dashboard/usagePage.js";
 import type { Viewer } from "../../src/http/dashboard/layout.js";
+import { project } from "../../projections/project.js";
+import { memoryReader, memoryTables, pkOf } from "../../projections/replay.js";
+import type { ProjectableEvent } from "../../src/domain/events.js";
 
 const TODAY = "2026-11-29";
 
@@ -118,6 +123,34 @@ describe("usage per day, key and collection", () => {
     ]);
     expect(byKey.reduce((s, g) => s + g.spendMicros, 0n)).toBe(charged);
     expect(usageTotals(lines, (l) => l.collection).reduce((s, g) => s + g.spendMicros, 0n)).toBe(charged);
+  });
+
+  it("reads the overview's days from the projections as the events fold them (replayed from the same events)", () => {
+    const tables = memoryTables();
+    const created = {
+      type: "OrganizationCreated",
+      recordedAt: "2026-11-01T00:00:00.000Z",
+      data: { orgId: "org_1", name: "Lab", billingMode: "live", limits: {}, hideBalance: false },
+    };
+    [created, ...EVENTS].forEach((e, i) => {
+      const event = { ...e, position: i + 1, streamVersion: i + 1 } as unknown as ProjectableEvent;
+      for (const c of project(event, memoryReader(tables)))
+        (tables[c.table] as Map<string, object>).set(pkOf(c.table, c.row), c.row);
+    });
+    const daySpend = new Map(
+      [...tables.usage.values()]
+        .filter((u) => u.period.startsWith("d:"))
+        .map((u) => [u.period.slice(2), BigInt(u.amount_micros)] as const),
+    );
+    const fromProjections = dailyUsageOfProjections([...tables.collection_usage.values()], daySpend);
+    expect(fromProjections).toEqual(dailyUsage({ lines: foldUsage(EVENTS) }));
+    expect(fromProjections.map((r) => [r.day, r.collection, r.spendMicros])).toEqual([
+      ["2026-11-27", "biomedical", 60_000n],
+      ["2026-11-27", "scifact", 120_000n],
+      ["2026-11-28", "scifact", 15_000n],
+      ["2026-11-29", "(tools)", 7_000n],
+      ["2026-11-29", "scifact", 400_000n],
+    ]);
   });
 
   it("reads only the range's events of the organization's stream", async () => {

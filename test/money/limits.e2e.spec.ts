@@ -54,6 +54,27 @@ describe("per-minute budget", () => {
     expect((await search(1, key)).status).toBe(200);
   });
 
+  it("is taken once by the webhook and alert use cases (REST and MCP alike), never for a malformed body", async () => {
+    m.clock.set("2026-05-10T20:30:15Z");
+    const org = await ops.org({ limits: { perMinute: 3 } }, "5.00");
+    const { key } = await ops.key(org.id);
+    const call = (path: string, body: unknown) => via(0)("POST", path, { key, body });
+    const malformed = await call("/api/v1/webhooks", { url: 7 });
+    expect(malformed.status).toBe(422);
+    expect((await call("/api/v1/alerts", { query: 7 })).status).toBe(422);
+    // a slot each, taken before the endpoint is looked up (an unknown one answers 404)
+    expect((await call("/api/v1/webhooks/wh_none/test", {})).status).toBe(404);
+    expect((await call("/api/v1/webhooks/wh_none/deliveries/msg_none/redeliver", {})).status).toBe(404);
+    expect((await search(1, key)).status).toBe(200);
+    for (const res of [
+      await call("/api/v1/webhooks/wh_none/test", {}),
+      await call("/api/v1/webhooks", { url: "https://example.org/hook", events: ["alert.matched"] }),
+      await call("/api/v1/alerts", { query: "vitamin D", collection: "scifact" }),
+    ]) {
+      expect([res.status, res.body.error.code, res.headers.get("retry-after")]).toEqual([429, "QUOTA_EXCEEDED", "45"]);
+    }
+  });
+
   it("takes nothing for a refused request: out of scope (403), unknown collection (404), bad filter", async () => {
     const org = await ops.org({ limits: { perMinute: 2, previewPerHour: 1 } }, "5.00");
     const { key: scoped } = await ops.key(org.id, { mode: "live", collections: ["scifact"] });

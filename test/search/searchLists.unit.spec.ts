@@ -3,14 +3,13 @@
 import { describe, expect, it } from "vitest";
 import {
   assertContinues,
-  cursorOf,
   exclusionAfter,
   nextPageQueryId,
   pageStateOf,
-  queryIdOfCursor,
   requestFingerprint,
   type ListIdentity,
 } from "../../src/usecases/search/paging.js";
+import { cursorOf, queryIdOfCursor } from "../../src/domain/cursors.js";
 import { sortRows } from "../../src/usecases/search/sortOrder.js";
 import { capToCost } from "../../src/domain/costCap.js";
 import { workCondition } from "../../src/usecases/search/moreLikeThis.js";

@@ -89,7 +89,12 @@ describe("an event's body", () => {
         settings: { secretKey: "k".repeat(40), retrySeconds: [1], allowPrivateUrls: true },
       });
       const actor = { kind: "operator" as const, id: "test" };
-      await webhooks.create("org_limits", { url: `http://127.0.0.1:${port}/big`, events: ["alert.matched"] }, actor);
+      await webhooks.create(
+        "org_limits",
+        { url: `http://127.0.0.1:${port}/big`, events: ["alert.matched"] },
+        actor,
+        "unmetered",
+      );
       const big = { works: ["x".repeat(MAX_WEBHOOK_BODY_BYTES)] };
       await expect(webhooks.publish("org_limits", "alert.matched", big, "test:big", actor)).rejects.toThrow(
         /larger than 262144 bytes/,

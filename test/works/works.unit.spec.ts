@@ -9,7 +9,7 @@ import { Cite } from "@citation-js/core";
 import "@citation-js/plugin-bibtex";
 import "@citation-js/plugin-ris";
 import "@citation-js/plugin-csl";
-import { decodeCursor, encodeCursor } from "../../src/usecases/works/workIds.js";
+import { listCursorOf, offsetOfCursor } from "../../src/domain/cursors.js";
 import { parseWorkId } from "../../src/domain/identifiers.js";
 import { integrityOf, NO_INTEGRITY_NOTICE, noticeType } from "../../src/domain/integrity.js";
 import { readOpenRetractionsList, readRetractionWatchList, mergeUpdateLists } from "../../src/ingest/retractions.js";
@@ -48,16 +48,16 @@ describe("work ids", () => {
   });
 
   it("continues a list only from a cursor it issued for the same work", () => {
-    const cursor = encodeCursor({ list: "references", work: "W1", offset: 20 });
-    expect(decodeCursor(cursor, "references", "W1")).toBe(20);
-    expect(decodeCursor(undefined, "references", "W1")).toBe(0);
+    const cursor = listCursorOf({ list: "references", work: "W1", offset: 20 });
+    expect(offsetOfCursor(cursor, "references", "W1")).toBe(20);
+    expect(offsetOfCursor(undefined, "references", "W1")).toBe(0);
     for (const [raw, list, work] of [
       [cursor, "cited-by", "W1"],
       [cursor, "references", "W2"],
       ["bogus", "references", "W1"],
       [Buffer.from('["references","W1",-1]').toString("base64url"), "references", "W1"],
     ] as const) {
-      expect(() => decodeCursor(raw, list, work)).toThrow(/cursor/);
+      expect(() => offsetOfCursor(raw, list, work)).toThrow(/cursor/);
     }
   });
 });

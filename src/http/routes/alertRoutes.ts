@@ -3,13 +3,10 @@ import Router from "@koa/router";
 import type { Context } from "koa";
 import { alertBody, alertRunsQuery, parseOr422 } from "../../wire/schemas.js";
 import { ALERTS_SANDBOX_REASON, type Alerts } from "../../usecases/alerts/alerts.js";
-import type { SearchService } from "../../usecases/search/searchService.js";
 import { liveCaller } from "./webhookRoutes.js";
 
 export interface AlertRouteDeps {
   alerts: Alerts;
-  /** the organization's per-minute budget: creating an alert (which searches) takes one request of it */
-  search: SearchService;
 }
 
 /** Sandbox keys have no alerts. */
@@ -22,7 +19,6 @@ export function alertRoutes(deps: AlertRouteDeps): Router {
   router.post("/alerts", async (ctx) => {
     const { auth, actor } = caller(ctx);
     const body = parseOr422(alertBody, ctx.request.body);
-    await deps.search.takeRequestSlot(auth);
     ctx.status = 201;
     ctx.body = await alerts.create(auth, body, actor);
   });

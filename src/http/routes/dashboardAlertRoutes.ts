@@ -14,7 +14,6 @@ import type { Alerts } from "../../usecases/alerts/alerts.js";
 import type { AlertRequest } from "../../usecases/alerts/alertRules.js";
 import type { ConsoleData } from "../../usecases/dashboard/consoleData.js";
 import type { Webhooks } from "../../usecases/webhooks/webhooks.js";
-import type { SearchService } from "../../usecases/search/searchService.js";
 import type { Html } from "../dashboard/html.js";
 import type { FormInput, Viewer } from "../dashboard/pages.js";
 import { alertPage, alertsPage, type AlertFormChoices } from "../dashboard/alertsPages.js";
@@ -27,8 +26,6 @@ export interface DashboardNotificationDeps {
   alerts: Alerts;
   webhooks: Webhooks;
   consoleData: ConsoleData;
-  /** the organization's per-minute budget: creating an alert (which searches) takes one request of it */
-  search: Pick<SearchService, "takeRequestSlot">;
 }
 
 /** What the dashboard's router lends these routes: its viewer, member-only pages, page and form answers. */
@@ -115,10 +112,7 @@ export function registerDashboardAlertRoutes(
               "key: choose one of your live keys to pay for the alert's runs (owners may choose any live key)",
               { field: "key" },
             );
-          const { alerts, search } = depsOf();
-          return alerts.createForKey(member.orgId, form.key, alertRequestOfForm(form), actorOf(member), (auth) =>
-            search.takeRequestSlot(auth),
-          );
+          return depsOf().alerts.createForKey(member.orgId, form.key, alertRequestOfForm(form), actorOf(member));
         },
         (reason) => listPage(ctx, member, reason, 422),
       );

@@ -86,6 +86,7 @@ export function registerDashboardWebhookRoutes(
             member.orgId,
             { url: form.url, events, description: form.description || null },
             actorOf(member),
+            "unmetered",
           );
         },
         (reason) => listPage(ctx, member, { error: reason, input: ctx.request.body as FormInput }, 422),
@@ -135,7 +136,7 @@ export function registerDashboardWebhookRoutes(
     "/dashboard/webhooks/:endpointId/test",
     h.memberPage(async (ctx, member) => {
       ownersOnly(ctx, member);
-      const sent = await webhooks().sendTest(member.orgId, ctx.params.endpointId!, actorOf(member));
+      const sent = await webhooks().sendTest(member.orgId, ctx.params.endpointId!, actorOf(member), "unmetered");
       h.done(ctx, endpointPath(ctx), sent, 202);
     }),
   );
@@ -149,6 +150,7 @@ export function registerDashboardWebhookRoutes(
         ctx.params.endpointId!,
         ctx.params.eventId!,
         actorOf(member),
+        "unmetered",
       );
       h.done(ctx, endpointPath(ctx), sent, 202);
     }),

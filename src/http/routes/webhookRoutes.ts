@@ -14,12 +14,9 @@ import type { Webhooks } from "../../usecases/webhooks/webhooks.js";
 import type { AuthContext } from "../../usecases/auth/context.js";
 import type { Actor } from "../../domain/events.js";
 import { refuseSandbox } from "../../usecases/search/sandbox.js";
-import type { SearchService } from "../../usecases/search/searchService.js";
 
 export interface WebhookRouteDeps {
   webhooks: Webhooks;
-  /** the organization's per-minute budget: what starts deliveries takes one request of it */
-  search: SearchService;
 }
 
 /**
@@ -43,9 +40,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   router.post("/webhooks", async (ctx) => {
     const { auth, actor } = caller(ctx);
     const body = parseOr422(webhookEndpointBody, ctx.request.body);
-    await deps.search.takeRequestSlot(auth);
     ctx.status = 201;
-    ctx.body = await webhooks.create(auth.org.id, body, actor);
+    ctx.body = await webhooks.create(auth.org.id, body, actor, auth);
   });
   router.get("/webhooks", async (ctx) => {
     const { auth } = caller(ctx);
@@ -65,9 +61,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   });
   router.post("/webhooks/:id/test", async (ctx) => {
     const { auth, actor } = caller(ctx);
-    await deps.search.takeRequestSlot(auth);
     ctx.status = 202;
-    ctx.body = await webhooks.sendTest(auth.org.id, ctx.params.id!, actor);
+    ctx.body = await webhooks.sendTest(auth.org.id, ctx.params.id!, actor, auth);
   });
   router.get("/webhooks/:id/deliveries", async (ctx) => {
     const { auth } = caller(ctx);
@@ -76,9 +71,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): Router {
   });
   router.post("/webhooks/:id/deliveries/:eventId/redeliver", async (ctx) => {
     const { auth, actor } = caller(ctx);
-    await deps.search.takeRequestSlot(auth);
     ctx.status = 202;
-    ctx.body = await webhooks.redeliver(auth.org.id, ctx.params.id!, ctx.params.eventId!, actor);
+    ctx.body = await webhooks.redeliver(auth.org.id, ctx.params.id!, ctx.params.eventId!, actor, auth);
   });
   router.get("/notifications", async (ctx) => {
     const { auth } = caller(ctx);

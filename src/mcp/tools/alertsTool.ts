@@ -18,10 +18,7 @@ export const alertsTool: ToolDefinition = {
     refuseSandbox(auth, "alerts", ALERTS_SANDBOX_REASON);
     const { action, id, ...rest } = parseOr422(alertsArgs, args);
     const actor = { kind: "key" as const, id: auth.key.id };
-    if (action === "create") {
-      await deps.search.takeRequestSlot(auth);
-      return deps.alerts.create(auth, parseOr422(alertBody, rest), actor);
-    }
+    if (action === "create") return deps.alerts.create(auth, parseOr422(alertBody, rest), actor);
     if (Object.keys(rest).length > 0) throw bad(`${action} takes only id; the alert's fields go with action create`);
     if (action === "list") return { data: await deps.alerts.list(auth.org.id) };
     if (id === undefined) throw bad(`id: ${action} needs the alert id (al_…); action list gives them`);

@@ -13,6 +13,7 @@ import type { AlertRow, AlertRunRow } from "../../../projections/tables.js";
 import { alertScheduleWorkflow } from "../../../workflows/alertRun.js";
 import { alertScheduleId, type AlertRunInput } from "../../../workflows/alertTypes.js";
 import type { AuthContext } from "../auth/context.js";
+import { takeMinuteBudget } from "../limits/quotas.js";
 import { resolveTargets } from "../auth/keyScope.js";
 import type { QueryRecord } from "../search/queryCache.js";
 import {
@@ -142,6 +143,8 @@ async function scheduleAlert(ctx: AlertsContext, alertId: string, def: AlertDefi
  * what its collections hold now counts as seen.
  */
 async function createAlert(ctx: AlertsContext, auth: AuthContext, body: AlertRequest, actor: Actor) {
+  // a request of the organization's per-minute budget, the dashboard's too: the key pays for the alert's first search
+  await takeMinuteBudget(ctx.db, auth.org, ctx.clock());
   const def = alertDefinitionOf(body);
   // the key must reach every collection now (404, 403 as a search answers)
   resolveTargets(ctx.deps.search.catalog, auth, def.collections);
@@ -180,15 +183,10 @@ export function createAlerts(deps: AlertsDeps) {
 
     /**
      * An alert created on the dashboard: the live key of the organization that pays for its runs, as if that key had
-     * made it (`admit` takes its request slot); a key of another organization, revoked or sandbox is refused (422).
+     * made it (its request of the per-minute budget too); a key of another organization, revoked or sandbox is refused
+     * (422).
      */
-    async createForKey(
-      orgId: string,
-      keyId: string,
-      body: AlertRequest,
-      actor: Actor,
-      admit: (auth: AuthContext) => Promise<void>,
-    ): Promise<AlertView> {
+    async createForKey(orgId: string, keyId: string, body: AlertRequest, actor: Actor): Promise<AlertView> {
       const auth = await ctx.callerOf(orgId, keyId);
       if (!auth || auth.key.orgId !== orgId)
         throw new Rejection(
@@ -196,7 +194,6 @@ export function createAlerts(deps: AlertsDeps) {
           "key: choose a live, unrevoked key of this organization to pay for the alert's runs",
           { field: "key" },
         );
-      await admit(auth);
       return alerts.create(auth, body, actor);
     },
 

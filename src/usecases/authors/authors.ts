@@ -9,7 +9,7 @@ import { Rejection } from "../../domain/rejection.js";
 import { AUTHOR_ID_SPELLINGS, foldName, parseAuthorId, type AuthorId } from "../../domain/authors.js";
 import { groupRows, listedOrder, type Work, type Works } from "../works/works.js";
 import { rowsByDocuments, type WorkRow } from "../works/worksReads.js";
-import { decodeCursor, encodeCursor } from "../works/workIds.js";
+import { listCursorOf, offsetOfCursor } from "../../domain/cursors.js";
 import { authorshipsByIds, authorshipsOfDocuments, identifiedAuthorshipsNamed } from "./authorsReads.js";
 import { byFrequency, coAuthorsOf, identityOf, isOwn, peopleOf, type CoAuthor } from "./authorProfile.js";
 
@@ -152,12 +152,12 @@ export function createAuthors(deps: AuthorsDeps) {
     const asked = authorIdOr422(rawId);
     await admit(auth);
     if (auth.billingMode === "sandbox") {
-      decodeCursor(page.cursor, "author-works", asked.value);
+      offsetOfCursor(page.cursor, "author-works", asked.value);
       const author = syntheticAuthor(asked);
       return { author: { id: author.id, name: author.name }, items: [], total: 0, nextCursor: null };
     }
     const keys = scopeOf(auth);
-    const offset = decodeCursor(page.cursor, "author-works", asked.value);
+    const offset = offsetOfCursor(page.cursor, "author-works", asked.value);
     const { own, groups } = await openAuthor(keys, asked);
     const items = await worksOf(
       groups.slice(offset, offset + page.limit).map((g) => g.rows),
@@ -165,7 +165,7 @@ export function createAuthors(deps: AuthorsDeps) {
     );
     const next =
       offset + page.limit < groups.length
-        ? encodeCursor({ list: "author-works", work: asked.value, offset: offset + page.limit })
+        ? listCursorOf({ list: "author-works", work: asked.value, offset: offset + page.limit })
         : null;
     return {
       author: { id: asked.value, name: byFrequency(own.map((r) => r.name))[0]! },
@@ -186,7 +186,7 @@ export function createAuthors(deps: AuthorsDeps) {
         "name must hold at least two letters or digits (accents, case and punctuation are ignored)",
         { field: "name" },
       );
-    const offset = decodeCursor(query.cursor, "authors", folded);
+    const offset = offsetOfCursor(query.cursor, "authors", folded);
     await admit(auth);
     if (auth.billingMode === "sandbox") return { data: [], nextCursor: null };
     const keys = scopeOf(auth);
@@ -206,7 +206,7 @@ export function createAuthors(deps: AuthorsDeps) {
     counted.sort((a, b) => b.worksCount - a.worksCount || a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
     const next =
       offset + query.limit < counted.length
-        ? encodeCursor({ list: "authors", work: folded, offset: offset + query.limit })
+        ? listCursorOf({ list: "authors", work: folded, offset: offset + query.limit })
         : null;
     return { data: counted.slice(offset, offset + query.limit), nextCursor: next };
   }

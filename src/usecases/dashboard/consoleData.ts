@@ -9,7 +9,7 @@ import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
 import type { Actor } from "../../domain/events.js";
 import type { CachedRow } from "../search/queryCache.js";
 import { queryOwnerOf, queryRowsOf, recentQueriesOf, type RecentQueryOptions } from "./recentQueries.js";
-import { dailyUsage, readUsageReport, type UsageRange, type UsageReport } from "./usageReport.js";
+import { readDailyUsage, readUsageReport, type UsageRange, type UsageReport } from "./usageReport.js";
 
 export const USAGE_DAYS = 30;
 export const ORGANIZATIONS_PER_PAGE = 25;
@@ -64,6 +64,38 @@ export function lastDays(now: Date, n: number): string[] {
 }
 
 const iso = (v: Date | string | null): string | null => (v === null ? null : new Date(v).toISOString());
+
+/**
+ * One page of organizations (`q` searches names and ids) with their reconciliation, and the house's audit results.
+ */
+async function operatorOverviewOf(operations: Operations, opts: { q?: string; page?: number }) {
+  const page = Math.max(1, opts.page ?? 1);
+  const [list, reconciliation, verify, journals, collections] = await Promise.all([
+    operations.listOrganizations({
+      q: opts.q,
+      offset: (page - 1) * ORGANIZATIONS_PER_PAGE,
+      limit: ORGANIZATIONS_PER_PAGE,
+    }),
+    operations.reconcileAll(),
+    operations.verify(),
+    operations.journalRequests(),
+    // a console without the running service's catalogue (a bare store) shows none
+    operations.listCollections().catch(() => null),
+  ]);
+  const byOrg = new Map(reconciliation.organizations.map((r) => [r.orgId, r]));
+  return {
+    organizations: list.organizations.map((o) => ({ ...o, reconciliation: byOrg.get(o.id) ?? null })),
+    q: opts.q?.trim() ?? "",
+    page,
+    pages: Math.max(1, Math.ceil(list.total / ORGANIZATIONS_PER_PAGE)),
+    total: list.total,
+    reconciliationOk: reconciliation.ok,
+    discrepancies: reconciliation.discrepancies,
+    verify,
+    journals,
+    collections,
+  };
+}
 
 export function createConsoleData(db: Db, accounts: Accounts, operations: Operations, clock: () => Date) {
   return {
@@ -140,10 +172,13 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
       }));
     },
 
-    /** Per day and collection over the last USAGE_DAYS days (the overview's and the operator's tables). */
+    /**
+     * Per day and collection over the last USAGE_DAYS days (the overview's and the operator's tables), from the
+     * projections: a view reads at most USAGE_DAYS rows per collection, never the organization's charge events.
+     */
     async usage(orgId: string): Promise<{ days: string[]; rows: UsageDay[] }> {
       const days = lastDays(clock(), USAGE_DAYS);
-      return { days, rows: dailyUsage(await readUsageReport(db, orgId, { from: days[0]!, to: days.at(-1)! })) };
+      return { days, rows: await readDailyUsage(db, orgId, days) };
     },
 
     /** Per day, key and collection in a range, from the charge events (what the ledger lists). */
@@ -182,34 +217,7 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
     /**
      * One page of organizations (`q` searches names and ids) with their reconciliation, and the house's audit results.
      */
-    async operatorOverview(opts: { q?: string; page?: number } = {}) {
-      const page = Math.max(1, opts.page ?? 1);
-      const [list, reconciliation, verify, journals, collections] = await Promise.all([
-        operations.listOrganizations({
-          q: opts.q,
-          offset: (page - 1) * ORGANIZATIONS_PER_PAGE,
-          limit: ORGANIZATIONS_PER_PAGE,
-        }),
-        operations.reconcileAll(),
-        operations.verify(),
-        operations.journalRequests(),
-        // a console without the running service's catalogue (a bare store) shows none
-        operations.listCollections().catch(() => null),
-      ]);
-      const byOrg = new Map(reconciliation.organizations.map((r) => [r.orgId, r]));
-      return {
-        organizations: list.organizations.map((o) => ({ ...o, reconciliation: byOrg.get(o.id) ?? null })),
-        q: opts.q?.trim() ?? "",
-        page,
-        pages: Math.max(1, Math.ceil(list.total / ORGANIZATIONS_PER_PAGE)),
-        total: list.total,
-        reconciliationOk: reconciliation.ok,
-        discrepancies: reconciliation.discrepancies,
-        verify,
-        journals,
-        collections,
-      };
-    },
+    operatorOverview: (opts: { q?: string; page?: number } = {}) => operatorOverviewOf(operations, opts),
 
     /** One organization as the operator sees it: what its members see (the balance always), its members and invites. */
     async operatorOrganization(orgId: string) {

@@ -3,6 +3,7 @@
 // for the range. The range's rules (dates, order, length, quick choices) are pure functions here.
 import type { Db } from "../../eventstore/db.js";
 import { orgStream, type DomainEvent } from "../../domain/events.js";
+import { dayPeriod } from "../../domain/queryQuota.js";
 
 /** The quick choices the page offers: the last 7, 30 or 90 days. */
 export const USAGE_QUICK_DAYS = [7, 30, 90] as const;
@@ -153,6 +154,68 @@ export function dailyUsage(report: Pick<UsageReport, "lines">) {
       return { day, collection, searches, unlockedResults, tokens, spendMicros };
     })
     .sort((a, b) => a.day.localeCompare(b.day) || a.collection.localeCompare(b.collection));
+}
+
+/** A day's row of proj_collection_usage: one collection's searches, unlocked rows, tokens and spend. */
+export interface CollectionDayRow {
+  day: string;
+  collection: string;
+  queries: number;
+  unlocked_results: number;
+  tokens: string;
+  charged_micros: string;
+  unlocked_micros: string;
+}
+
+/**
+ * Per day and collection from the projections, what dailyUsage folds from the events: the collections' rows, and a
+ * day's "(tools)" line as what the day's usage row spent beyond them (a tool call's charge reaches no collection;
+ * every other charge's collection lines add up to its amount).
+ */
+export function dailyUsageOfProjections(
+  collectionDays: readonly CollectionDayRow[],
+  daySpend: ReadonlyMap<string, bigint>,
+): ReturnType<typeof dailyUsage> {
+  const rows = collectionDays.map((r) => ({
+    day: r.day,
+    collection: r.collection,
+    searches: Number(r.queries),
+    unlockedResults: Number(r.unlocked_results),
+    tokens: BigInt(r.tokens),
+    spendMicros: BigInt(r.charged_micros) + BigInt(r.unlocked_micros),
+  }));
+  for (const [day, spend] of daySpend) {
+    const tools = spend - rows.filter((r) => r.day === day).reduce((s, r) => s + r.spendMicros, 0n);
+    if (tools > 0n)
+      rows.push({ day, collection: TOOLS_COLLECTION, searches: 0, unlockedResults: 0, tokens: 0n, spendMicros: tools });
+  }
+  return rows
+    .filter((r) => r.searches > 0 || r.unlockedResults > 0 || r.tokens > 0n || r.spendMicros > 0n)
+    .sort((a, b) => a.day.localeCompare(b.day) || a.collection.localeCompare(b.collection));
+}
+
+/** The organization's usage per day and collection over some days, read from the projections (no event scan). */
+export async function readDailyUsage(db: Db, orgId: string, days: readonly string[]) {
+  const [collectionDays, usageDays] = await Promise.all([
+    db.query<CollectionDayRow>(
+      `SELECT day, collection, queries, unlocked_results, tokens::text AS tokens,
+         charged_micros::text AS charged_micros, unlocked_micros::text AS unlocked_micros
+       FROM proj_collection_usage WHERE org_id = $1 AND day = ANY($2)`,
+      [orgId, days],
+    ),
+    db.query<{ period: string; amount_micros: string }>(
+      "SELECT period, amount_micros::text AS amount_micros FROM proj_usage WHERE org_id = $1 AND period = ANY($2)",
+      [orgId, days.map((d) => dayPeriod(`${d}T00:00:00.000Z`))],
+    ),
+  ]);
+  const byPeriod = new Map(usageDays.map((u) => [u.period, BigInt(u.amount_micros)]));
+  const daySpend = new Map(
+    days.flatMap((d) => {
+      const spend = byPeriod.get(dayPeriod(`${d}T00:00:00.000Z`));
+      return spend === undefined ? [] : [[d, spend] as const];
+    }),
+  );
+  return dailyUsageOfProjections(collectionDays, daySpend);
 }
 
 export interface UsageReport {

@@ -235,6 +235,17 @@ export async function takeMinuteBudget(db: Db, org: Organization, now: Date): Pr
   }
 }
 
+/**
+ * Who pays a request's slot of the per-minute budget: an API key's organization (REST or MCP). A dashboard member's
+ * or the operator's request is unmetered: the per-IP limiter guards both.
+ */
+export type BudgetPayer = { org: Organization } | "unmetered";
+
+/** The per-minute budget taken in one step, inside the use case that answers the request. */
+export async function takeMinuteBudgetOf(db: Db, payer: BudgetPayer, now: Date): Promise<void> {
+  if (payer !== "unmetered") await takeMinuteBudget(db, payer.org, now);
+}
+
 export async function takePreviewBudget(db: Db, org: Organization, now: Date): Promise<void> {
   const hit = await guarded("the quota store", () =>
     takeFromWindow(db.relaxed, `preview:${org.id}`, HOUR_MS, org.limits.previewPerHour, now.getTime()),

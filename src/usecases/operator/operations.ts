@@ -544,11 +544,12 @@ function webhookAndAlertOperations(accounts: Accounts, options: OperationsOption
       data: await requireWebhooks(options).list((await requireOrg(accounts, orgId)).id),
     }),
     createWebhook: async (orgId: string, input: NewEndpointInput) =>
-      requireWebhooks(options).create((await requireOrg(accounts, orgId)).id, input, OPERATOR),
+      requireWebhooks(options).create((await requireOrg(accounts, orgId)).id, input, OPERATOR, "unmetered"),
     deleteWebhook: (orgId: string, endpointId: string) => requireWebhooks(options).remove(orgId, endpointId, OPERATOR),
     rotateWebhookSecret: (orgId: string, endpointId: string) =>
       requireWebhooks(options).rotateSecret(orgId, endpointId, OPERATOR),
-    testWebhook: (orgId: string, endpointId: string) => requireWebhooks(options).sendTest(orgId, endpointId, OPERATOR),
+    testWebhook: (orgId: string, endpointId: string) =>
+      requireWebhooks(options).sendTest(orgId, endpointId, OPERATOR, "unmetered"),
     webhookDeliveries: async (orgId: string, endpointId: string, limit?: number) => ({
       data: await requireWebhooks(options).deliveries(orgId, endpointId, limit),
     }),

@@ -1,7 +1,9 @@
-// Cursors: a search or preview names the page after it by an opaque token bound to its query record (the caller's
-// organization, the same request), and that next page excludes every row delivered on earlier pages. Pure.
+// Cursors: a search or preview names the page after it by an opaque token (src/domain/cursors.ts) bound to its query
+// record (the caller's organization, the same request), and that next page excludes every row delivered on earlier
+// pages. Pure.
 import { createHash } from "node:crypto";
 import { Rejection } from "../../domain/rejection.js";
+import { unknownSearchCursor } from "../../domain/cursors.js";
 import { documentOf, type DocumentRow } from "../../retrieval/rowSelection.js";
 
 /**
@@ -62,27 +64,6 @@ export function requestFingerprint(identity: ListIdentity): string {
   return createHash("sha256").update(JSON.stringify(body)).digest("base64url").slice(0, 32);
 }
 
-const CURSOR_PREFIX = "c1.";
-
-/** The token a response carries for the page after its query record. */
-export const cursorOf = (queryId: string): string => CURSOR_PREFIX + Buffer.from(queryId, "utf8").toString("base64url");
-
-const unknownCursor = () =>
-  new Rejection(
-    "VALIDATION_ERROR",
-    "cursor: not a cursor this organization was given (or it is older than 7 days); send the nextCursor of " +
-      "your last page unchanged, or drop cursor to start the list again",
-    { field: "cursor" },
-  );
-
-/** The query id a cursor names; 422 when it is not one of ours. */
-export function queryIdOfCursor(cursor: string): string {
-  if (!cursor.startsWith(CURSOR_PREFIX)) throw unknownCursor();
-  const id = Buffer.from(cursor.slice(CURSOR_PREFIX.length), "base64url").toString("utf8");
-  if (!/^[0-9a-f-]{36}$/.test(id) || cursorOf(id) !== cursor) throw unknownCursor();
-  return id;
-}
-
 /**
  * The query id of the page a cursor asks for, derived from the page before it and the key asking (a page belongs to
  * the key that made it, as any query record does). A key continues a cursor once: the same cursor sent again, with
@@ -116,7 +97,7 @@ export function assertContinues(
   kind: "search" | "preview",
   fingerprint: string,
 ): PageState {
-  if (!previous || previous.orgId !== orgId || !previous.page) throw unknownCursor();
+  if (!previous || previous.orgId !== orgId || !previous.page) throw unknownSearchCursor();
   if (!previous.fresh)
     throw new Rejection(
       "CACHED_RESULT_EXPIRED",

@@ -31,15 +31,14 @@ import {
 } from "./queryCache.js";
 import {
   assertContinues,
-  cursorOf,
   exclusionAfter,
   nextPageQueryId,
   pageStateOf,
-  queryIdOfCursor,
   requestFingerprint,
   type PageExclusion,
 } from "./paging.js";
 import { resolveLike } from "./moreLikeThis.js";
+import { cursorOf, queryIdOfCursor } from "../../domain/cursors.js";
 import { sandboxLike, sandboxRecord, sandboxUnlockedIds, syntheticRows } from "./sandbox.js";
 import { assertSearchableQuery, queryProblem } from "./queryValidation.js";
 import {

@@ -1,6 +1,7 @@
 // The webhooks use case: an organization's endpoints (create, list, delete, rotate the secret, send a test, list the
 // deliveries with their attempts, send a delivery again), and publishing an event: appended once, then one delivery
 // workflow per subscribed endpoint. The REST routes, the operator API and the CLI call these.
+import { takeMinuteBudgetOf, type BudgetPayer } from "../limits/quotas.js";
 import { createHash, randomBytes } from "node:crypto";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 import type { Db } from "../../eventstore/db.js";
@@ -223,8 +224,10 @@ async function createEndpoint(
   orgId: string,
   input: NewEndpointInput,
   actor: Actor,
+  payer: BudgetPayer,
 ): Promise<EndpointView & { secret: string }> {
   const { db, clock, settings, deps } = ctx;
+  await takeMinuteBudgetOf(db, payer, clock());
   const events = checkEvents(input.events);
   const target = await checkWebhookUrl(input.url, { allowPrivate: settings.allowPrivateUrls, lookup: deps.lookup });
   const endpointId =
@@ -294,7 +297,9 @@ async function sendTest(
   orgId: string,
   endpointId: string,
   actor: Actor,
+  payer: BudgetPayer,
 ): Promise<{ eventId: string }> {
+  await takeMinuteBudgetOf(ctx.db, payer, ctx.clock());
   const row = await ctx.ownEndpoint(orgId, endpointId);
   if (row.state !== "enabled")
     throw new Rejection(
@@ -366,8 +371,10 @@ async function redeliver(
   endpointId: string,
   eventId: string,
   actor: Actor,
+  payer: BudgetPayer,
 ): Promise<{ eventId: string; status: "pending" }> {
   const { db, clock, settings } = ctx;
+  await takeMinuteBudgetOf(db, payer, clock());
   const endpoint = await ctx.ownEndpoint(orgId, endpointId);
   if (endpoint.state !== "enabled")
     throw new Rejection(
@@ -409,7 +416,9 @@ export function createWebhooks(deps: WebhooksDeps) {
   return {
     publish,
 
-    create: (orgId: string, input: NewEndpointInput, actor: Actor) => createEndpoint(ctx, orgId, input, actor),
+    /** A new endpoint; `payer` takes the request's slot of the per-minute budget (as do sendTest and redeliver). */
+    create: (orgId: string, input: NewEndpointInput, actor: Actor, payer: BudgetPayer) =>
+      createEndpoint(ctx, orgId, input, actor, payer),
 
     /** What the organization is told about its account: `balance.low` below this balance (null: never). */
     async notificationSettings(orgId: string): Promise<{ balanceLowThreshold: string | null }> {
@@ -471,11 +480,12 @@ export function createWebhooks(deps: WebhooksDeps) {
     },
 
     rotateSecret: (orgId: string, endpointId: string, actor: Actor) => rotateSecret(ctx, orgId, endpointId, actor),
-    sendTest: (orgId: string, endpointId: string, actor: Actor) => sendTest(ctx, orgId, endpointId, actor),
+    sendTest: (orgId: string, endpointId: string, actor: Actor, payer: BudgetPayer) =>
+      sendTest(ctx, orgId, endpointId, actor, payer),
     deliveries: (orgId: string, endpointId: string, limit?: number) =>
       endpointDeliveries(ctx, orgId, endpointId, limit),
-    redeliver: (orgId: string, endpointId: string, eventId: string, actor: Actor) =>
-      redeliver(ctx, orgId, endpointId, eventId, actor),
+    redeliver: (orgId: string, endpointId: string, eventId: string, actor: Actor, payer: BudgetPayer) =>
+      redeliver(ctx, orgId, endpointId, eventId, actor, payer),
   };
 }
 

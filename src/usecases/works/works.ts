@@ -16,7 +16,7 @@ import { reachableCollections } from "../auth/keyScope.js";
 import { takeMinuteBudget } from "../limits/quotas.js";
 import { rowsWithIntegrity, type IntegrityOf } from "./integrityRows.js";
 import { exportWorkOf, exportWorksOfRows, type ExportExtras, type ExportWork } from "./citationExport.js";
-import { decodeCursor, encodeCursor } from "./workIds.js";
+import { listCursorOf, offsetOfCursor } from "../../domain/cursors.js";
 import {
   citingRows,
   heldReferenceCounts,
@@ -254,7 +254,7 @@ export function createWorks(deps: WorksDeps) {
     const keys = scopeOf(auth);
     const [one] = await resolve(keys, [id]);
     if (!one?.work) throw new Rejection("WORK_NOT_FOUND", notFound(id));
-    return { keys, rows: one.rows, work: one.work, offset: decodeCursor(cursor, list, workKey(one.work)) };
+    return { keys, rows: one.rows, work: one.work, offset: offsetOfCursor(cursor, list, workKey(one.work)) };
   }
 
   async function references(
@@ -270,7 +270,7 @@ export function createWorks(deps: WorksDeps) {
     const items = await entriesFor(keys, refs.slice(offset, offset + page.limit));
     const next =
       offset + page.limit < refs.length
-        ? encodeCursor({ list: "references", work: workKey(work), offset: offset + page.limit })
+        ? listCursorOf({ list: "references", work: workKey(work), offset: offset + page.limit })
         : null;
     const recorded = work.referencesRecorded;
     const note = referencesNote(collectionOf.get(holder.indexKey), recorded, refs.length, work.referencesHeld);
@@ -298,7 +298,7 @@ export function createWorks(deps: WorksDeps) {
     const items = all.slice(offset, offset + page.limit).map((w) => ({ held: true as const, ...w }));
     const next =
       offset + page.limit < all.length
-        ? encodeCursor({ list: "cited-by", work: workKey(work), offset: offset + page.limit })
+        ? listCursorOf({ list: "cited-by", work: workKey(work), offset: offset + page.limit })
         : null;
     const recorded = work.citedByCount;
     const note = citedByNote(recorded, all.length);

@@ -1,8 +1,8 @@
 // What an alert's events change: its row (definition, state, the works it has seen, its runs) and each run's row.
 // project() hands these events here; the same handler feeds the inline projector and replay.
-import type { ProjectableEvent } from "../src/domain/events.js";
-import type { AlertRow } from "./tables.js";
-import type { Change, ProjectionReader } from "./projectionReader.js";
+import type { ProjectableEvent } from "../../domain/events.js";
+import type { AlertRow } from "../../../projections/tables.js";
+import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
 export type AlertEvent = Extract<
   ProjectableEvent,

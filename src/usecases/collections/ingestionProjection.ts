@@ -1,7 +1,7 @@
 // What an ingestion's events change: its row (files, state, counts, error). project() hands these events here; the
 // same handler feeds the inline projector and replay.
-import type { ProjectableEvent } from "../src/domain/events.js";
-import type { Change, ProjectionReader } from "./projectionReader.js";
+import type { ProjectableEvent } from "../../domain/events.js";
+import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
 export type IngestionEvent = Extract<
   ProjectableEvent,

@@ -1,8 +1,8 @@
 // What an API key's events change: its row (mode, scope, spending cap, revocation). project() hands these events
 // here; the same handler feeds the inline projector and replay. Spend and "last used" follow the events that use a key.
-import type { ProjectableEvent } from "../src/domain/events.js";
-import type { ApiKeyRow } from "./tables.js";
-import type { Change, ProjectionReader } from "./projectionReader.js";
+import type { ProjectableEvent } from "../../domain/events.js";
+import type { ApiKeyRow } from "../../../projections/tables.js";
+import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
 export type KeyEvent = Extract<
   ProjectableEvent,

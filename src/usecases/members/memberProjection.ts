@@ -1,7 +1,7 @@
 // What the events of an organization's members change: their invites, the members themselves and their dashboard
 // sessions. project() hands these events here; the same handler feeds the inline projector and replay.
-import type { ProjectableEvent } from "../src/domain/events.js";
-import type { Change, ProjectionReader } from "./projectionReader.js";
+import type { ProjectableEvent } from "../../domain/events.js";
+import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
 export type MemberEvent = Extract<
   ProjectableEvent,

@@ -1,10 +1,10 @@
 // What a webhook's events change: its endpoints, the deliveries of each event to them, every attempt, and an
 // organization's notification settings. project() hands these events here; the same handler feeds the inline
 // projector and replay.
-import type { ProjectableEvent } from "../src/domain/events.js";
-import { isDelivered } from "../src/domain/webhooks.js";
-import type { WebhookDeliveryRow, WebhookEndpointRow } from "./tables.js";
-import type { Change, ProjectionReader } from "./projectionReader.js";
+import type { ProjectableEvent } from "../../domain/events.js";
+import { isDelivered } from "../../domain/webhooks.js";
+import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../../projections/tables.js";
+import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
 export type WebhookEvent = Extract<
   ProjectableEvent,

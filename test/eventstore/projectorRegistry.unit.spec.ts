@@ -1,0 +1,73 @@
+// The projection registry runs the feature projectors it is given: each feature's events reach that feature's
+// projector and no other, and the composition root's set is what the inline projector and replay run.
+import { describe, expect, it } from "vitest";
+import type { ProjectableEvent } from "../../src/domain/events.js";
+import { projectWith, type FeatureProjectors } from "../../projections/project.js";
+import { memoryReader, memoryTables } from "../../projections/replay.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
+
+function recording(): { features: FeatureProjectors; calls: string[] } {
+  const calls: string[] = [];
+  const record =
+    (name: string) =>
+    (e: ProjectableEvent): [] => {
+      calls.push(`${name}:${e.type}`);
+      return [];
+    };
+  return {
+    calls,
+    features: {
+      keys: record("keys"),
+      members: record("members"),
+      ingestions: record("ingestions"),
+      webhooks: record("webhooks"),
+      alerts: record("alerts"),
+    },
+  };
+}
+
+const event = (type: string, data: object): ProjectableEvent =>
+  ({
+    type,
+    data,
+    position: 1,
+    streamVersion: 1,
+    recordedAt: "2026-11-29T00:00:00.000Z",
+  }) as unknown as ProjectableEvent;
+
+describe("projection registry", () => {
+  it("hands each feature's events to the projector it was given", () => {
+    const { features, calls } = recording();
+    const read = memoryReader(memoryTables());
+    projectWith(features, event("AlertPaused", { alertId: "a", orgId: "o" }), read);
+    projectWith(features, event("ApiKeyRevoked", { keyId: "k", orgId: "o" }), read);
+    projectWith(features, event("IngestionFailed", { ingestionId: "i" }), read);
+    projectWith(features, event("SessionEnded", { sessionId: "s" }), read);
+    projectWith(features, event("WebhookEndpointDeleted", { endpointId: "w" }), read);
+    expect(calls).toEqual([
+      "alerts:AlertPaused",
+      "keys:ApiKeyRevoked",
+      "ingestions:IngestionFailed",
+      "members:SessionEnded",
+      "webhooks:WebhookEndpointDeleted",
+    ]);
+  });
+
+  it("gives a feature projector none of the money's events", () => {
+    const { features, calls } = recording();
+    const read = memoryReader(memoryTables());
+    projectWith(features, event("RetractionsLoaded", {}), read);
+    expect(calls).toEqual([]);
+  });
+
+  it("installs every feature's own projector from the composition root", () => {
+    expect(Object.keys(FEATURE_PROJECTORS).sort()).toEqual(["alerts", "ingestions", "keys", "members", "webhooks"]);
+  });
+
+  it("refuses an event no projector knows", () => {
+    const { features } = recording();
+    expect(() => projectWith(features, event("NoSuchEvent", {}), memoryReader(memoryTables()))).toThrow(
+      /unknown event/,
+    );
+  });
+});
