@@ -661,7 +661,11 @@ async function httpBenchmark(
         await service.process.stop();
       }
       // the profiles are written when the service exits
-      if (profileDir && window) measured.profile = profileFigures(profileDir, window);
+      if (profileDir && window) {
+        measured.profile = profileFigures(profileDir, window);
+        // each run's own, as it ends: a run stopped before its last round still leaves the profiles it took
+        console.error(`[speed] ${tree.tag} ${engine}/${store} profile: ${JSON.stringify(measured.profile)}`);
+      }
       return measured;
     }
   } finally {
