@@ -33,7 +33,8 @@ import { waitForReady } from "../src/infra/readiness.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
 import type { RetrievalMode } from "../src/retrieval/port.js";
 import { PHASES, profileClockMicros, summarizeProfiles, type Phase } from "./cpuProfile.js";
-import { indexMappingVersion, mappingVersionOf, treeIndexes } from "./treeIndexes.js";
+import { againstDataRoot, installMissingDependencies } from "./againstDeps.js";
+import { indexMappingVersion, mappingVersionOf, treeCollection, writeTreeIndex } from "./treeIndexes.js";
 import {
   copyIndex,
   loadScifactJudgements,
@@ -116,6 +117,7 @@ async function startService(
   env: Record<string, string>,
   profileDir?: string,
   root = REPO_ROOT,
+  collection = SCIFACT_COLLECTION,
 ): Promise<{ url: string; process: SupervisedProcess }> {
   mkdirSync(dataDir, { recursive: true });
   rmSync(join(dataDir, "server.json"), { force: true });
@@ -137,7 +139,7 @@ async function startService(
       INGEST_DEMO: "0",
       LOG_LEVEL: "warn",
       ADMIN_TOKEN,
-      COLLECTIONS_CONFIG: speedCollectionsConfig(),
+      COLLECTIONS_CONFIG: speedCollectionsConfig(collection),
       OPENSEARCH_URL: "",
       ...env,
     },
@@ -158,17 +160,25 @@ async function startService(
   return { url, process: child };
 }
 
-/** The repository's configuration reduced to the scifact collection (nothing else to ingest or search). */
-function speedCollectionsConfig(): string {
+/**
+ * The repository's configuration reduced to the scifact collection (nothing else to ingest or search), named
+ * `collection` (the other tree's OpenSearch service may search an index of its own: treeIndexes.ts).
+ */
+function speedCollectionsConfig(collection: string): string {
   const config = JSON.parse(readFileSync(join(REPO_ROOT, "config", "collections.json"), "utf8")) as {
     collections: Array<{ name: string }>;
     metaCollections: unknown[];
   };
-  const path = join(BENCH_DIR, "collections.speed.json");
+  const path = join(BENCH_DIR, `collections.speed.${collection}.json`);
   writeFileSync(
     path,
     JSON.stringify(
-      { collections: config.collections.filter((c) => c.name === SCIFACT_COLLECTION), metaCollections: [] },
+      {
+        collections: config.collections
+          .filter((c) => c.name === SCIFACT_COLLECTION)
+          .map((c) => ({ ...c, name: collection })),
+        metaCollections: [],
+      },
       null,
       2,
     ),
@@ -230,9 +240,10 @@ async function measureEngine(
   /** after the warm-up, before the timed points: brings the store to rest (see settlePostgres) */
   settle: (() => Promise<void>) | undefined,
   onProfiledWindow?: (fromMicros: number, toMicros: number, requests: number) => void,
+  collection = SCIFACT_COLLECTION,
 ): Promise<EngineFigures> {
   const key = await liveKey(url);
-  const bodies = queries.map((query) => JSON.stringify({ collection: SCIFACT_COLLECTION, query, limit: 10 }));
+  const bodies = queries.map((query) => JSON.stringify({ collection, query, limit: 10 }));
   const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
   // one pass with new query texts: each request embeds its query
   const cold: number[] = [];
@@ -525,7 +536,8 @@ async function httpBenchmark(
   let nodeRuntime: string | undefined;
   const figures: EngineFigures[] = [];
   const againstFigures: EngineFigures[] = [];
-  let indexFor: ((root: string) => Promise<void>) | undefined;
+  /** the collection, and so the OpenSearch index, the other tree's OpenSearch service searches (treeIndexes.ts) */
+  let againstCollection = SCIFACT_COLLECTION;
   let measureFloorNow: (() => Promise<FloorFigures>) | undefined;
   /** the floor again beside the OpenSearch services, round by round: the first one ran on a node just started */
   const floorsBeside: FloorFigures[] = [];
@@ -538,20 +550,29 @@ async function httpBenchmark(
       const opensearch = createOpenSearchEngine({ url: node.url });
       const version = await mappingVersionOf(REPO_ROOT);
       if ((await indexMappingVersion(node.url)) !== version && (await opensearch.hasIndex(SCIFACT_COLLECTION)))
-        await opensearch.deleteIndex(SCIFACT_COLLECTION);
+        await fetch(`${node.url}/litsearch-${SCIFACT_COLLECTION}`, { method: "DELETE" });
       console.error(
         "[speed] OpenSearch index " +
           `${await copyIndex(index.embedded, opensearch, SCIFACT_COLLECTION, ids, index.embedder.dims)}`,
       );
       await opensearch.close();
-      // each tree searches the index its own adapter writes (treeIndexes.ts)
-      if (against && (await mappingVersionOf(against.root)) !== version)
-        indexFor = treeIndexes(
-          node.url,
-          await index.embedded.getChunks(SCIFACT_COLLECTION, ids),
-          index.embedder.dims,
-          REPO_ROOT,
+      // each tree searches an index its own adapter wrote (treeIndexes.ts)
+      if (against) {
+        const thatVersion = await mappingVersionOf(against.root);
+        againstCollection = treeCollection("against", version, thatVersion);
+        console.error(
+          `[speed] mapping versions: this tree ${version}, ${against.commit} ${thatVersion ?? "unknown"}; ` +
+            `${against.commit} searches litsearch-${againstCollection}`,
         );
+        if (againstCollection !== SCIFACT_COLLECTION)
+          await writeTreeIndex(
+            node.url,
+            against.root,
+            againstCollection,
+            await index.embedded.getChunks(SCIFACT_COLLECTION, ids),
+            index.embedder.dims,
+          );
+      }
       const embedded: Array<{ text: string; vector: Float32Array }> = [];
       for (const text of texts) embedded.push({ text, vector: await index.embedder.embedQuery(text) });
       const [nodeUrl, nodePid, mode] = [node.url, node.pid, index.collection.retrieval];
@@ -566,6 +587,7 @@ async function httpBenchmark(
       });
 
     const trees: Tree[] = [{ tag: "this", root: REPO_ROOT }];
+    const againstData = against && !process.env.DATA_ROOT ? await againstDataRoot(against.root, REPO_ROOT) : undefined;
     if (against) trees.push({ tag: "against", root: against.root });
     const againstDatabase = postgres && against ? await freshDatabase(postgres.url, "litsearch_against") : undefined;
     for (const store of stores) {
@@ -605,14 +627,15 @@ async function httpBenchmark(
       if (tree.tag === "against") rmSync(dataDir, { recursive: true, force: true });
       if (engine === "embedded" && dataDir !== BENCH_DIR) linkIndex(dataDir);
       const env: Record<string, string> = {
+        ...(tree.tag === "against" && againstData ? { DATA_ROOT: againstData } : {}),
         ...(engine === "opensearch" ? { OPENSEARCH_URL: node!.url } : {}),
         ...(store === "postgres" ? { DATABASE_URL: databaseUrl! } : {}),
       };
       const profileDir = profile ? join(dataDir, "cpu-profile") : undefined;
       if (profileDir) rmSync(profileDir, { recursive: true, force: true });
       const name = `litsearch-${tree.tag === "this" ? "" : "against-"}${engine}-${store}`;
-      if (engine === "opensearch") await indexFor?.(tree.root);
-      const service = await startService(name, dataDir, env, profileDir, tree.root);
+      const collection = engine === "opensearch" && tree.tag === "against" ? againstCollection : SCIFACT_COLLECTION;
+      const service = await startService(name, dataDir, env, profileDir, tree.root, collection);
       let window: { from: number; to: number; requests: number } | undefined;
       let measured: EngineFigures;
       try {
@@ -628,6 +651,7 @@ async function httpBenchmark(
           store === "postgres" ? postgres!.pid : undefined,
           store === "postgres" ? () => settlePostgres(databaseUrl!) : undefined,
           (from, to, requests) => (window = { from, to, requests }),
+          collection,
         );
       } catch (err) {
         throw new Error(`${(err as Error).message} (the service's log: ${join(dataDir, "service.log")})`, {
@@ -637,7 +661,11 @@ async function httpBenchmark(
         await service.process.stop();
       }
       // the profiles are written when the service exits
-      if (profileDir && window) measured.profile = profileFigures(profileDir, window);
+      if (profileDir && window) {
+        measured.profile = profileFigures(profileDir, window);
+        // each run's own, as it ends: a run stopped before its last round still leaves the profiles it took
+        console.error(`[speed] ${tree.tag} ${engine}/${store} profile: ${JSON.stringify(measured.profile)}`);
+      }
       return measured;
     }
   } finally {
@@ -691,7 +719,8 @@ interface AgainstTree {
 
 /**
  * The commit checked out (detached) in a git worktree under the bench's folder, with this checkout's node_modules
- * linked in (a dependency the commit lacks is never loaded by it; one it has that this checkout lacks fails its start).
+ * linked in (a dependency the commit lacks is never loaded by it; one it has that this checkout lacks is installed
+ * beside it: againstDeps.ts).
  */
 function againstTree(commit: string): AgainstTree {
   const root = join(BENCH_DIR, "against-tree");
@@ -700,6 +729,7 @@ function againstTree(commit: string): AgainstTree {
   if (existsSync(root)) git("worktree", "remove", "--force", root);
   git("worktree", "add", "--detach", root, sha);
   symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
+  installMissingDependencies(root, commit, REPO_ROOT, BENCH_DIR);
   return { commit: sha, root, remove: () => git("worktree", "remove", "--force", root) };
 }
 

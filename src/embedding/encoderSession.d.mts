@@ -6,10 +6,14 @@ export interface EncoderSessionOptions {
   /** the model's name, for error messages */
   name: string;
   dims: number;
-  pooling: 'cls' | 'mean';
+  pooling: "cls" | "mean";
   padId: number;
   /** intra-op threads of the session */
   threads: number;
+  /** ONNX Runtime's graph optimisation level; default "all" (bench/queryEmbedding.ts compares the others) */
+  graphOptimizationLevel?: "disabled" | "basic" | "extended" | "all";
+  /** ONNX Runtime's CPU memory arena; default on */
+  memArena?: boolean;
 }
 
 interface EncoderSession {

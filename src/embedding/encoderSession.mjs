@@ -12,12 +12,13 @@ import * as ort from "onnxruntime-node";
  * core from them for nothing (a float32 query, two threads: 41 to 48 CPU ms with spinning, 24 without, the same
  * vectors bit for bit; docs/measurements.md, "Speed, 29 Nov").
  */
-function sessionOptions(threads) {
+function sessionOptions(threads, tuning = {}) {
   return {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
     executionMode: "sequential",
-    graphOptimizationLevel: "all",
+    graphOptimizationLevel: tuning.graphOptimizationLevel ?? "all",
+    enableCpuMemArena: tuning.memArena ?? true,
     extra: {
       optimization: { disable_specified_optimizers: "SkipLayerNormFusion" },
       session: { intra_op: { allow_spinning: "0" } },
@@ -28,12 +29,11 @@ function sessionOptions(threads) {
 /**
  * Opens the model at `onnxPath`. `encode(batch)` takes one array of word-piece ids per text ([CLS] ... [SEP], already
  * truncated) and returns one unit vector per text, in batch order.
- * @param {{ onnxPath: string, name: string, dims: number, pooling: 'cls' | 'mean', padId: number, threads: number }}
- * options
+ * @param {import('./encoderSession.d.mts').EncoderSessionOptions} options
  */
 export async function openEncoderSession(options) {
   const { name, dims, pooling, padId } = options;
-  const session = await ort.InferenceSession.create(options.onnxPath, sessionOptions(options.threads));
+  const session = await ort.InferenceSession.create(options.onnxPath, sessionOptions(options.threads, options));
   const needsTokenTypes = session.inputNames.includes("token_type_ids");
   for (const input of ["input_ids", "attention_mask"]) {
     if (!session.inputNames.includes(input))

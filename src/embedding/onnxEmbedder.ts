@@ -6,6 +6,7 @@ import { loadModelManifest, type ModelManifest } from "./modelManifest.js";
 import type { Embedder } from "./port.js";
 import { loadModelTokenizer, type WordpieceTokenizer } from "./wordpieceTokenizer.js";
 import { openEncoderSession, type EncoderSessionOptions } from "./encoderSession.mjs";
+import { createQueryBatcher, type QueryBatcherOptions } from "./queryBatcher.js";
 
 /** Which graph of the manifest runs: the fp32 export, or its int8 quantization (manifest `onnxInt8`). */
 export type EmbeddingPrecision = "fp32" | "int8";
@@ -30,6 +31,14 @@ interface OnnxEmbedderOptions {
    * (ingestion), so the work spreads over N cores and this thread stays free.
    */
   workers?: number;
+  /** ONNX Runtime's graph optimisation level and CPU memory arena (defaults: "all", on) */
+  graphOptimizationLevel?: EncoderSessionOptions["graphOptimizationLevel"];
+  memArena?: boolean;
+  /**
+   * Concurrent queries embedded together in one run (queryBatcher.ts); unset: each query runs alone. The vectors of
+   * a padded batch differ from a lone run's in the last bits of float32 (bench/queryEmbedding.ts prints how much).
+   */
+  queryBatch?: QueryBatcherOptions;
 }
 
 export interface OnnxEmbedder extends Embedder {
@@ -86,6 +95,8 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
     pooling: manifest.pooling,
     padId: tokenizer.idOf("[PAD]") ?? 0,
     threads: options.threads ?? (workerCount > 0 ? 1 : 2),
+    ...(options.graphOptimizationLevel ? { graphOptimizationLevel: options.graphOptimizationLevel } : {}),
+    ...(options.memArena !== undefined ? { memArena: options.memArena } : {}),
   };
   let closed = false;
   /** what runs batches: the in-process session, or one runner per worker thread (started on first use) */
@@ -135,6 +146,15 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
     return vectors;
   }
 
+  /** queries queued together run as one batch on the first lane */
+  const batchedQuery =
+    options.queryBatch &&
+    createQueryBatcher(async (texts: string[]) => {
+      if (closed) throw new Error("embedder is closed");
+      const [run] = await lanes();
+      return run!(texts.map((text) => tokenizer.encode(text, manifest.maxTokens).inputIds));
+    }, options.queryBatch);
+
   return {
     modelName: embeddingModelName(manifest, precision),
     dims: manifest.dims,
@@ -143,6 +163,7 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
     precision,
     embedPassages: (texts, onEmbedded) => embed(texts, onEmbedded),
     async embedQuery(text) {
+      if (batchedQuery) return batchedQuery(manifest.queryPrefix + text);
       const [vector] = await embed([manifest.queryPrefix + text]);
       return vector as Float32Array;
     },

@@ -2,8 +2,12 @@
 // concurrent requests for the same text share one inference.
 import type { Embedder } from "../embedding/port.js";
 
-/** Entries kept per embedder (384 floats each: about 1.5 KB, so about 6 MB at most). */
-const QUERY_VECTOR_CACHE_ENTRIES = 4096;
+/**
+ * Entries kept per embedder (384 floats each: about 1.5 KB, so about 25 MB at most). An uncached query costs the
+ * float32 model about 5 ms of CPU (issue 54; docs/measurements.md), a kept one 1.5 KB: 16,384 since 29 Nov (4,096
+ * before), so a day's distinct queries of a busy deployment stay in it.
+ */
+const QUERY_VECTOR_CACHE_ENTRIES = 16_384;
 
 interface QueryVectorCache {
   /** insertion-ordered: the first key is the least recently used */

@@ -224,6 +224,44 @@ describe("the service's query session", () => {
   });
 });
 
+describe("the service's query session, tuned", () => {
+  // bench/queryEmbedding.ts compares these settings; a setting may cut the cost, never move a query's vector past the
+  // padded-batch tolerance above (every setting measured 29 Nov gave the shipped bits but graph "basic", 1.8e-7)
+  it("gives each query the shipped vector: queries batched, one thread, no arena, other graphs", async () => {
+    const service = await loadServiceModelManifest();
+    const queries = (await readFile(join(SCIFACT, "queries.jsonl"), "utf8"))
+      .split("\n")
+      .filter((line) => line.trim())
+      .slice(0, 16)
+      .map((line) => (JSON.parse(line) as { text: string }).text);
+    const shipped = await createOnnxEmbedder({ manifest: service });
+    const expected: Float32Array[] = [];
+    try {
+      for (const query of queries) expected.push(await shipped.embedQuery(query));
+    } finally {
+      await shipped.close();
+    }
+    const settings = [
+      { queryBatch: { maxTexts: 8, waitMs: 1 } },
+      { threads: 1, memArena: false },
+      { graphOptimizationLevel: "extended" as const },
+      { graphOptimizationLevel: "basic" as const },
+    ];
+    for (const setting of settings) {
+      const tuned = await createOnnxEmbedder({ manifest: service, ...setting });
+      try {
+        // all at once: the batched setting runs them in two padded runs of 8
+        const vectors = await Promise.all(queries.map((query) => tuned.embedQuery(query)));
+        vectors.forEach((vector, i) =>
+          expect(maxAbsDiff(vector, expected[i]!), `${JSON.stringify(setting)}: ${queries[i]}`).toBeLessThan(1e-5),
+        );
+      } finally {
+        await tuned.close();
+      }
+    }
+  });
+});
+
 describe("worker threads", () => {
   it("give the same vectors, in input order, as the in-process session (fp32 and int8)", async () => {
     const texts = (await scifactPassages(40)).concat(["", "x", "Short."]);

@@ -2,7 +2,9 @@
 // each is decided on the state the ones before it left, refused or retried on its own, and a batch that cannot commit
 // charges none of its charges.
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Db } from "../../src/eventstore/db.js";
+import { openPostgres, type Db } from "../../src/eventstore/db.js";
+import { migrate } from "../../src/eventstore/schema.js";
+import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
 import { verifyChain } from "../../src/eventstore/eventStore.js";
 import { createAccounts, type Accounts } from "../../src/usecases/accounts/accounts.js";
 import type { ChargeInput } from "../../src/usecases/accounts/chargeBatch.js";
@@ -15,7 +17,7 @@ import {
   queryRecordPart,
   type QueryPayload,
 } from "../../src/usecases/search/queryCache.js";
-import { freshStore, STORE_KINDS } from "../support/stores.js";
+import { createPostgresDatabase, freshStore, STORE_KINDS } from "../support/stores.js";
 
 const operator: Actor = { kind: "operator", id: "test" };
 const PRICE = 1_000n;
@@ -242,5 +244,71 @@ describe.each(STORE_KINDS)("search charges committed in batches on %s", (kind) =
     expect((await accounts.getOrganization(owner.orgId))!.balanceMicros).toBe(1_000_000n - PRICE);
     expect((await replayProjections(db)).equal).toBe(true);
     expect((await verifyChain(db)).ok).toBe(true);
+  });
+});
+
+// Two API processes on one PostgreSQL database (two pools, two batchers): each writes its batches on the state its
+// last batch left, in one statement, and the other's appends move the log under it. Near a zero balance that must
+// never let both spend the same credits.
+describe("search charges of two API processes on one PostgreSQL database", () => {
+  const dbs: Db[] = [];
+  afterEach(async () => {
+    await Promise.all(dbs.splice(0).map((db) => db.close()));
+  });
+
+  it("charges one organization near zero from both at once: never overspent, each charge once", async () => {
+    const url = await createPostgresDatabase();
+    const first = await openPostgres(url);
+    dbs.push(first);
+    await migrate(first, PROJECTION_READ_MODELS);
+    const second = await openPostgres(url);
+    dbs.push(second);
+    const [a, b] = [createAccounts(first), createAccounts(second)];
+    const org = await a.createOrganization({ name: "Shared", billingMode: "live", limits: DEFAULT_LIMITS }, operator);
+    await a.addCredits(org.id, 25n * PRICE, "top-up", operator);
+    const key = await a.createKey(org.id, { mode: "live", collections: null, spendingCapMicros: null }, operator);
+    const charge = (queryId: string): ChargeInput => ({
+      orgId: org.id,
+      keyId: key.id,
+      queryId,
+      endpoint: "/api/v1/search/query",
+      collections: [
+        { collection: "scifact", results: 1, tokens: 100, pricePer1000Micros: "10000", amountMicros: PRICE.toString() },
+      ],
+    });
+    // warm both processes' snapshots, then 4 waves of 10 charges from each, the same query twice (a retry that
+    // reaches the other process) in every wave
+    await a.chargeSearch(charge("warm-a"));
+    await b.chargeSearch(charge("warm-b"));
+    const ids: string[] = [];
+    const settled: Array<PromiseSettledResult<unknown>> = [];
+    for (let wave = 0; wave < 4; wave++) {
+      const calls: Array<Promise<unknown>> = [];
+      for (let i = 0; i < 10; i++) {
+        const [idA, idB] = [`w${wave}-a${i}`, `w${wave}-b${i}`];
+        ids.push(idA, idB);
+        calls.push(a.chargeSearch(charge(idA)), b.chargeSearch(charge(idB)));
+      }
+      calls.push(b.chargeSearch(charge(`w${wave}-a0`)));
+      settled.push(...(await Promise.allSettled(calls)));
+    }
+    const unexpected = settled.filter(
+      (r) => r.status === "rejected" && !(r.reason instanceof Rejection && r.reason.code === "INSUFFICIENT_CREDITS"),
+    );
+    expect(unexpected).toEqual([]);
+    const balance = (await a.getOrganization(org.id))!.balanceMicros;
+    expect(balance).toBe(0n);
+    const ledger = await first.query<{ query_id: string; n: string }>(
+      "SELECT query_id, count(*)::text AS n FROM proj_ledger WHERE query_id IS NOT NULL GROUP BY query_id",
+    );
+    expect(ledger.every((row) => row.n === "1")).toBe(true);
+    // 25 credits: the two warm-up charges and 23 of the waves' 80 distinct queries, never more
+    expect(ledger).toHaveLength(25);
+    const events = await first.query<{ n: string }>(
+      "SELECT count(*)::text AS n FROM events WHERE type = 'SearchCharged'",
+    );
+    expect(events[0]!.n).toBe("25");
+    expect((await replayProjections(first)).equal).toBe(true);
+    expect((await verifyChain(first)).ok).toBe(true);
   });
 });

@@ -120,7 +120,7 @@ type Outcome = { kind: "charged"; result: ChargeResult } | { kind: "refused"; er
 /**
  * What the store looked like after the last batch this process wrote: the log head, the streams' versions and the
  * projection rows as its own events left them. Valid exactly while nothing else was appended, which the next write
- * proves (see createChargeBatcher), so on PGlite the next batch can decide on it without reading.
+ * proves (see createChargeBatcher), so the next batch can decide on it without reading.
  */
 interface Snapshot {
   loaded: BatchState;
@@ -256,38 +256,57 @@ async function writeOnSnapshot(
   return writeDecided(db, kept.loaded, kept.projector, decided, headRead);
 }
 
+/** After a batch found the log moved under its snapshot, how many batches go straight to a fresh transaction. */
+export const FRESH_BATCHES_AFTER_CONFLICT = 16;
+
+/**
+ * Whether the next batch tries the snapshot (one statement) first: it has one and the last tries did not keep losing to
+ * other writers. `freshLeft`: batches still to run fresh since the last lost try. Pure, for tests.
+ */
+export function trySnapshot(kind: Db["kind"], hasSnapshot: boolean, freshLeft: number): boolean {
+  // PGlite has one connection, so only this process appends there; a lost try is another use case's append
+  return hasSnapshot && (kind === "pglite" || freshLeft === 0);
+}
+
 /**
  * Queues charges and commits them in batches, one transaction at a time per process (processes sharing a PostgreSQL
  * database take turns on the append lock). `alone` charges one query by itself (the retry of a committed charge).
  */
 export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: ChargeInput) => Promise<ChargeResult>) {
   /**
-   * A batch is read, decided and written in a transaction under the append lock, which orders every writer of the log.
-   * PGlite has one connection, and a transaction there keeps every other query waiting while this thread decides; so
-   * on PGlite a batch first tries the state the previous batch left, written in one statement without a transaction.
-   * That is safe because every append numbers its events from the log head it knew: if anything else was appended
-   * since (a credit of any organization takes the next position too), the statement fails whole on the events'
-   * primary key and the batch is read and decided again inside a transaction, where nothing can come between.
-   * Projection rows change only with appended events, so an unmoved head means unchanged rows.
+   * A batch is read, decided and written in a transaction under the append lock, which orders every writer of the log:
+   * on PostgreSQL four round trips (BEGIN with the lock, the read, the write, COMMIT). So a batch first tries the
+   * state the previous batch left, written in one statement without an explicit transaction (one round trip; the
+   * statement commits on its own, durable before it answers). That is safe because every append numbers its events
+   * from the log head it knew: if anything else was appended since (a credit of any organization, another API
+   * process's charges take the next position too), the statement fails whole on the events' primary key (or on a
+   * charge's idempotency key) and the batch is read and decided again inside a transaction, where nothing can come
+   * between. Projection rows change only with appended events, so an unmoved head means unchanged rows. On
+   * PostgreSQL, processes sharing the database move the head under each other's snapshots; after a lost try the next
+   * FRESH_BATCHES_AFTER_CONFLICT batches skip it, so they pay the lost round trip once in that many batches at most.
    */
   let kept: Snapshot | undefined;
+  let freshLeft = 0;
   async function write(batch: ChargeInput[]): Promise<Outcome[]> {
     const now = clock();
     // a failed write may have moved the snapshot's rows: only a committed batch's state is kept
     const snapshot = kept;
     kept = undefined;
-    if (db.kind === "pglite" && snapshot) {
+    if (snapshot && trySnapshot(db.kind, true, freshLeft)) {
+      let lost = false;
       const done = await writeOnSnapshot(db, batch, now, snapshot).catch((err: unknown) => {
-        if (err instanceof StreamVersionConflict) return undefined;
-        throw err;
+        if (!(err instanceof StreamVersionConflict)) throw err;
+        lost = true;
+        return undefined;
       });
       if (done) {
         kept = done.after;
         return done.outcomes;
       }
-    }
+      if (lost) freshLeft = FRESH_BATCHES_AFTER_CONFLICT;
+    } else if (freshLeft > 0) freshLeft--;
     const fresh = await db.transaction((tx) => writeFresh(tx, batch, now), { advisoryLock: APPEND_LOCK_KEY });
-    if (db.kind === "pglite") kept = fresh.after;
+    kept = fresh.after;
     return fresh.outcomes;
   }
 
