@@ -179,7 +179,7 @@ describe.each(["embedded", "opensearch"])("a hybrid ingestion with its vectors b
     expect(embedded).toBe(deferred.chunks + 10);
 
     // fully backfilled: the same answers and the same vectors as the ingestion embedded at commit
-    // (OpenSearch: the same rows; BM25 shares within 1e-3, as Lucene counts a re-indexed chunk's old copy in its term
+    // (OpenSearch: the same rows; scores within 5e-3, as Lucene counts a re-indexed chunk's old copy in its term
     // statistics until its segment merges, as for any document ingested again)
     for (const text of QUERIES)
       for (const mode of ["dense", "hybrid"] as const) {
@@ -190,7 +190,7 @@ describe.each(["embedded", "opensearch"])("a hybrid ingestion with its vectors b
         if (engineName === "embedded") expect(after).toEqual(embeddedAtCommit);
         expect(after.map((row) => row.split(" ")[0])).toEqual(embeddedAtCommit.map((row) => row.split(" ")[0]));
         after.forEach((row, k) =>
-          expect(Number(row.split(" ")[1])).toBeCloseTo(Number(embeddedAtCommit[k]!.split(" ")[1]), 3),
+          expect(Number(row.split(" ")[1])).toBeCloseTo(Number(embeddedAtCommit[k]!.split(" ")[1]), 2),
         );
       }
     const ids = (index: string) =>
