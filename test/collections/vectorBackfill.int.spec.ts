@@ -108,7 +108,7 @@ afterAll(async () => {
 });
 
 describe.each(["embedded", "opensearch"])("a hybrid ingestion with its vectors backfilled (%s)", (engineName) => {
-  it("is searchable by BM25 at its commit, says its share during the backfill, resumes after a failed batch, and ends equal to an ingestion embedded at commit", async () => {
+  it("BM25 at commit, both modes meanwhile, resumes after a dead batch, then equals embedding at once", async () => {
     const { engine } = engines.find((e) => e.name === engineName)!;
     const reference = await ingestInProcess(deps(engine), { collection: collection("at-commit"), batchSize: 8 });
     let embedded = 0;
