@@ -5,9 +5,10 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { EmbeddingServerMismatchError } from "../src/embedding/remoteEmbedder.js";
 import { asActivity, heartbeating } from "./asActivity.js";
+import { createCollectionWriters, type CollectionWriters } from "./collectionWriters.js";
 import type { Db } from "../src/eventstore/db.js";
 import type { Embedder, Tokenizer } from "../src/embedding/port.js";
-import { EmbeddingMismatchError, type SearchEngine } from "../src/retrieval/port.js";
+import { EmbeddingMismatchError, type ChunkRecord, type SearchEngine } from "../src/retrieval/port.js";
 import { Rejection } from "../src/domain/rejection.js";
 import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { ingestionStream, type Actor, type IngestionCounts } from "../src/domain/events.js";
@@ -69,6 +70,8 @@ export interface IngestionActivityDeps {
   afterCommitDelayMs?: number;
   /** chunker options (benchmarks and tests); part of every document's fingerprint */
   chunking?: ChunkingOptions;
+  /** the worker process's one writer per collection (shared with the vector backfill); else one of its own */
+  writers?: CollectionWriters;
 }
 
 /**
@@ -127,30 +130,35 @@ async function embedWith(
   return serverRefusalsFinal(async () => embedAll(await passageEmbedder(), inputs));
 }
 
-/** The advisory lock a collection's writers take on PostgreSQL: one per collection name. */
-const writerLockOf = (collection: string): number => {
-  let h = 0x2f6b;
-  for (const c of collection) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
-  return 774_300_000 + (Math.abs(h) % 100_000);
-};
+/**
+ * Gives the batch's records their vectors: a changed document's chunks whose text and title stay keep theirs (the
+ * index holds this model's); the others are embedded now, or, with the vectors deferred, left to the vector backfill
+ * (activities/vectorBackfill.ts): the batch commits them searchable by BM25.
+ */
+async function attachVectors(
+  deps: Pick<IngestionActivityDeps, "engine" | "passageEmbedder">,
+  index: string,
+  records: ChunkRecord[],
+  embeddingInputs: readonly string[],
+  options: { known: ReadonlyMap<string, unknown>; deferred: boolean },
+): Promise<void> {
+  const kept = await reusableVectors(
+    deps.engine,
+    index,
+    records.filter((record) => options.known.has(record.metadata.doc_id)),
+  );
+  const missing = options.deferred ? [] : records.flatMap((record, k) => (kept.has(record.id) ? [] : [k]));
+  const fresh = await embedWith(
+    deps.passageEmbedder,
+    missing.map((k) => embeddingInputs[k]!),
+  );
+  records.forEach((record) => (record.vector = kept.get(record.id)));
+  missing.forEach((k, position) => (records[k]!.vector = fresh[position]));
+}
 
 export function createIngestionActivities(deps: IngestionActivityDeps): IngestionActivities {
   const { db, engine } = deps;
-  const writers = new Map<string, Promise<unknown>>();
-  /**
-   * Runs `write` (stage and commit) while no other writer of the collection does: in this process by a queue per
-   * collection; across the scaled shape's worker processes (PostgreSQL) also under a transaction-level advisory lock.
-   * (PGlite serves one process, whose queue suffices, and its one connection is not held for an engine commit.)
-   */
-  const writingAlone = (collection: string, write: () => Promise<void>): Promise<void> => {
-    const run = (writers.get(collection) ?? Promise.resolve())
-      .catch(() => undefined)
-      .then(() =>
-        db.kind === "postgres" ? db.transaction(() => write(), { advisoryLock: writerLockOf(collection) }) : write(),
-      );
-    writers.set(collection, run);
-    return run;
-  };
+  const writingAlone = deps.writers ?? createCollectionWriters(db);
   const indexKey = (collection: PlainCollection) => manifestKey(engine.kind, collection.name);
   /** hash of everything besides the document itself that decides its chunks and vectors */
   const inputsOf = (collection: PlainCollection) =>
@@ -298,21 +306,11 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
             inputs: inputsOf(collection),
             chunking: deps.chunking,
           });
-          if (records.length > 0 && needsVectors(collection)) {
-            // a changed document's chunks whose text and title stay keep their vectors (the index holds this model's)
-            const kept = await reusableVectors(
-              engine,
-              collection.name,
-              records.filter((record) => known.has(record.metadata.doc_id)),
-            );
-            const missing = records.flatMap((record, k) => (kept.has(record.id) ? [] : [k]));
-            const fresh = await embedWith(
-              deps.passageEmbedder,
-              missing.map((k) => embeddingInputs[k]!),
-            );
-            records.forEach((record) => (record.vector = kept.get(record.id)));
-            missing.forEach((k, position) => (records[k]!.vector = fresh[position]));
-          }
+          if (records.length > 0 && needsVectors(collection))
+            await attachVectors(deps, collection.name, records, embeddingInputs, {
+              known,
+              deferred: input.deferVectors === true,
+            });
           await attachDemoFigures(collection, records, deps.figureDir);
           // a document's new chunks and the removal of its old ones become visible together: one writer stages and
           // commits a collection at a time (a commit publishes everything staged in the index, another batch's half

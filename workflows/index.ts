@@ -2,5 +2,6 @@
 export { unlockWorkflow } from "./unlock.js";
 export { assistedSearchWorkflow } from "./assisted.js";
 export { ingestionWorkflow } from "./ingestion.js";
+export { vectorBackfillWorkflow } from "./vectorBackfill.js";
 export { webhookDeliveryWorkflow } from "./webhookDelivery.js";
 export { alertRunWorkflow, alertScheduleWorkflow } from "./alertRun.js";

@@ -1,8 +1,14 @@
 // One ingestion of source files into a plain collection on Temporal: the steps of ingestionSteps.ts (stage, batches,
 // finish) through activity proxies, then the alerts. Deterministic; the activities do the I/O and the books.
-import { patched, proxyActivities, setHandler } from "@temporalio/workflow";
+import { executeChild, ParentClosePolicy, patched, proxyActivities, setHandler } from "@temporalio/workflow";
 import type { IngestionCounts } from "../src/domain/events.js";
-import { ingestionProgressQuery, type IngestionActivities, type IngestionInput } from "./ingestionTypes.js";
+import {
+  ingestionProgressQuery,
+  vectorBackfillWorkflowId,
+  type IngestionActivities,
+  type IngestionInput,
+} from "./ingestionTypes.js";
+import { vectorBackfillWorkflow } from "./vectorBackfill.js";
 import { runIngestionSteps, startingProgress } from "./ingestionSteps.js";
 import type { AlertActivities } from "./alertTypes.js";
 
@@ -41,6 +47,9 @@ const { startAlertsAfterIngestion } = proxyActivities<AlertActivities>({
   retry: { initialInterval: "1 second", maximumInterval: "10 seconds", maximumAttempts: 5 },
 });
 
+/** Chunks per backfill activity: about 15 s of embedding on one CPU core, a heartbeat's worth of loss when killed. */
+const BACKFILL_BATCH_CHUNKS = 256;
+
 export async function ingestionWorkflow(input: IngestionInput): Promise<IngestionCounts> {
   const progress = startingProgress();
   setHandler(ingestionProgressQuery, () => progress);
@@ -54,6 +63,16 @@ export async function ingestionWorkflow(input: IngestionInput): Promise<Ingestio
   );
   if (patched("alerts-after-ingestion")) {
     await startAlertsAfterIngestion({ ingestionId, collection: collection.name, counts }).catch(() => undefined);
+  }
+  if (input.vectors === "backfill" && collection.retrieval !== "sparse") {
+    // committed and searchable by BM25; the ingestion ends when its chunks have their vectors (a demo waits for that)
+    progress.phase = "backfilling";
+    const batchSize = BACKFILL_BATCH_CHUNKS;
+    progress.vectors = await executeChild(vectorBackfillWorkflow, {
+      workflowId: vectorBackfillWorkflowId(ingestionId),
+      args: [{ collection: collection.name, batchSize, batchTaskQueue: input.batchTaskQueue }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    }).then((coverage) => coverage ?? undefined);
   }
   return counts;
 }

@@ -33,7 +33,8 @@ export async function runIngestionSteps(
     const worker = async (): Promise<void> => {
       while (next < staged.batches) {
         const batch = next++;
-        progress.counts = add(progress.counts, await ingestBatch({ ingestionId, collection, batch }));
+        const deferVectors = input.vectors === "backfill";
+        progress.counts = add(progress.counts, await ingestBatch({ ingestionId, collection, batch, deferVectors }));
         progress.batchesDone += 1;
         onProgress?.(progress);
       }

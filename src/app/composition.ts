@@ -32,7 +32,7 @@ import { createRemoteEmbedder, verifyEmbeddingServer, type RemoteEmbedder } from
 import { embeddingServerUrl } from "../embedding/remoteProtocol.js";
 import { withSearchDeadline } from "../retrieval/searchDeadline.js";
 import type { JudgeModel } from "../reasoner/builtin/judge.js";
-import type { SearchEngine } from "../retrieval/port.js";
+import { vectorShare, type SearchEngine } from "../retrieval/port.js";
 import { createEmbeddedEngine } from "../retrieval/engines/embedded/embeddedEngine.js";
 import { createSearchService, type SearchService } from "../usecases/search/searchService.js";
 import { createUnlock } from "../usecases/unlock/unlock.js";
@@ -653,12 +653,33 @@ async function connectTemporal(
   return { worker, client };
 }
 
+/**
+ * The ready collections some of whose chunks have no vector yet (their vector backfill runs: an ingestion with
+ * vectors: backfill), each with the share that has one; a collection whose engine cannot tell is left out.
+ */
+async function vectorsBackfilling(
+  engine: SearchEngine,
+  collections: readonly string[],
+): Promise<Array<{ collection: string; vectorShare: number }>> {
+  const shares = await Promise.all(
+    collections.map(async (collection) => {
+      const coverage = await engine.vectorCoverage(collection).catch(() => null);
+      return coverage && coverage.withVectors < coverage.chunks
+        ? [{ collection, vectorShare: Math.floor(vectorShare(coverage) * 1000) / 1000 }]
+        : [];
+    }),
+  );
+  return shares.flat();
+}
+
 /** What /health/ready asks each component, and the details it shows. */
 function healthChecks(
   db: Db,
   client: Client,
   engine: SearchEngine,
   readiness: ReturnType<typeof createCollectionReadiness>,
+  /** whether the collection searches by vectors (dense or hybrid) */
+  withVectors: (collection: string) => boolean,
 ) {
   return {
     readiness: {
@@ -672,6 +693,10 @@ function healthChecks(
     readinessDetails: async () => ({
       searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : "exact",
       collections: readiness.summary(),
+      vectorsBackfilling: await vectorsBackfilling(
+        engine,
+        readiness.summary().ready.filter((name) => withVectors(name)),
+      ),
     }),
   };
 }
@@ -890,7 +915,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       dashboard: config.dashboard,
       tls: config.tls,
       publicUrl: config.publicUrl,
-      ...healthChecks(db, client, engine, readiness),
+      ...healthChecks(db, client, engine, readiness, (name) => {
+        const entry = catalog.resolveCollection(name);
+        return entry?.type === "plain" && entry.retrieval !== "sparse";
+      }),
     });
     return {
       config,

@@ -8,7 +8,7 @@ import { createIngestionActivities, type IngestionActivityDeps } from "../../act
 import { runIngestionSteps, startingProgress } from "../../workflows/ingestionSteps.js";
 import type { IngestionProgress } from "../../workflows/ingestionTypes.js";
 import type { PlainCollection } from "../domain/collectionDefinitions.js";
-import type { Actor, IngestionCounts, IngestionMode } from "../domain/events.js";
+import type { Actor, IngestionCounts, IngestionMode, VectorTiming } from "../domain/events.js";
 import type { Db } from "../eventstore/db.js";
 import type { SearchEngine } from "../retrieval/port.js";
 import { clearManifest, manifestKey, manifestTotals } from "../ingest/manifest.js";
@@ -41,6 +41,8 @@ interface InProcessIngestion {
   batchSize?: number;
   /** batches in flight at once */
   parallelism?: number;
+  /** 'backfill': commit without vectors (the caller runs the vector backfill: activities/vectorBackfill.ts) */
+  vectors?: VectorTiming;
   actor?: Actor;
   /** told the progress after each batch and at the end */
   onProgress?: (progress: IngestionProgress) => void;
@@ -90,6 +92,7 @@ export async function ingestInProcess(
       batchSize: request.batchSize ?? DEFAULT_BATCH_SIZE,
       parallelism: request.parallelism ?? DEFAULT_PARALLELISM,
       batchTaskQueue: "in-process",
+      vectors: request.vectors,
     },
     activities,
     async (batch) => {

@@ -5,6 +5,8 @@ import { createUnlockActivities, type UnlockActivityDeps } from "../../activitie
 import { createAssistedActivities, type AssistedActivityDeps } from "../../activities/assisted.js";
 import { deliveryTaskQueueOf, TASK_QUEUE } from "../../workflows/shared.js";
 import { createIngestionActivities, type IngestionActivityDeps } from "../../activities/ingestion.js";
+import { createCollectionWriters } from "../../activities/collectionWriters.js";
+import { createVectorBackfillActivities } from "../../activities/vectorBackfill.js";
 import {
   createWebhookActivities,
   type WebhookActivities,
@@ -83,7 +85,11 @@ function deliveryActivities(webhooks?: WebhookActivities, alerts?: AlertActiviti
 
 export async function createTemporalWorker(opts: WorkerOptions): Promise<TemporalWorker> {
   const connection = await NativeConnection.connect({ address: opts.address });
-  const ingestion = opts.ingestion ? createIngestionActivities(opts.ingestion) : undefined;
+  const writers = opts.ingestion ? (opts.ingestion.writers ?? createCollectionWriters(opts.ingestion.db)) : undefined;
+  const ingestion = opts.ingestion ? createIngestionActivities({ ...opts.ingestion, writers }) : undefined;
+  // the vector backfill runs beside the batches, on the queue every worker process polls
+  const backfill =
+    opts.ingestion && writers ? createVectorBackfillActivities({ ...opts.ingestion, writers }) : undefined;
   const webhooks = opts.webhooks ? createWebhookActivities(opts.webhooks) : undefined;
   const alerts = opts.alerts ? createAlertActivities(opts.alerts) : undefined;
   const worker = await Worker.create({
@@ -108,7 +114,7 @@ export async function createTemporalWorker(opts: WorkerOptions): Promise<Tempora
           connection,
           namespace: opts.namespace,
           taskQueue: batchTaskQueueOf(opts.taskQueue ?? TASK_QUEUE),
-          activities: { ingestBatch: ingestion.ingestBatch },
+          activities: { ingestBatch: ingestion.ingestBatch, ...backfill },
           maxConcurrentActivityTaskExecutions: 1,
         })
       : undefined;

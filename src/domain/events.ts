@@ -431,6 +431,12 @@ export interface MetaCollectionDefinition {
 export type IngestionMode = "upsert" | "replace";
 
 /**
+ * When a dense or hybrid collection's chunks get their vectors: 'at_commit' (each batch embeds before it commits) or
+ * 'backfill' (each batch commits its chunks searchable by BM25 at once; the vector backfill embeds them afterwards)
+ */
+export type VectorTiming = "at_commit" | "backfill";
+
+/**
  * What one ingestion did, by document (a document's identity is its source's: PMID, OpenAlex id, DOI, BEIR or JSONL
  * id).
  */

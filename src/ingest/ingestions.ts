@@ -1,6 +1,6 @@
 // The ingestion port: how the operator API, the CLI and a first start run one ingestion of source files into a plain
 // collection and follow it. Implemented by the Temporal ingestion workflow (workflows/ingestion.ts).
-import type { Actor, IngestionCounts, IngestionMode } from "../domain/events.js";
+import type { Actor, IngestionCounts, IngestionMode, VectorTiming } from "../domain/events.js";
 
 type IngestionState = "running" | "completed" | "failed";
 
@@ -29,6 +29,11 @@ export interface IngestionRequest {
    * in large batches (each batch is one commit of the index; the demo's vectors are loaded, not embedded)
    */
   batchSize?: number;
+  /**
+   * 'backfill': a dense or hybrid collection's batches commit their chunks searchable by BM25 at once, and the vector
+   * backfill embeds them afterwards; 'at_commit' (the default) embeds each batch before it commits
+   */
+  vectors?: VectorTiming;
 }
 
 export interface Ingestions {
@@ -55,8 +60,11 @@ export interface Ingestions {
 
 /** How far a running ingestion is, as `GET /admin/v1/ingestions/{id}` reports it (`progress`). */
 export interface IngestionProgressView {
-  /** reading: the source is being read into batches; indexing: batches run; finishing: the last writes */
-  phase: "reading" | "indexing" | "finishing";
+  /**
+   * reading: the source is being read into batches; indexing: batches run; finishing: the last writes; backfilling:
+   * committed (searchable by BM25) and the vector backfill runs
+   */
+  phase: "reading" | "indexing" | "finishing" | "backfilling";
   /** batches in all (null while reading) and committed so far */
   batches: number | null;
   batchesDone: number;

@@ -130,6 +130,20 @@ type PreparedDocument =
   | { kind: "fragmentOnly"; droppedFragments: number }
   | { kind: "chunks"; records: ChunkRecord[]; embeddingInputs: string[]; tokens: number; droppedFragments: number };
 
+/**
+ * What the embedder sees of a chunk: the title gives every chunk its document's context for the dense vector (billing
+ * counts the chunk text only). The ingestion's batches and the vector backfill (from a stored chunk) build it alike.
+ */
+export function embeddingInputOf(
+  title: string | null | undefined,
+  chunk: { text: string; tokens: number },
+  tokenizer: Tokenizer,
+  inputTokens = DEFAULT_EMBEDDING_INPUT_TOKENS,
+): string {
+  const kept = title ? titleWithin(title, inputTokens - chunk.tokens, tokenizer) : "";
+  return kept ? `${kept}\n${chunk.text}` : chunk.text;
+}
+
 /** Applies the collection's rules to one document (retracted, open access, empty) and chunks it. */
 export function prepareDocument(
   document: SourceDocument,
@@ -157,10 +171,7 @@ export function prepareDocument(
       tokens: chunk.tokens,
       metadata: chunkMetadataOf(collection, document, chunk.chunk_index, chunk.section),
     });
-    // the title gives every chunk its document's context for the dense vector; billing counts the chunk text only
-    const titleBudget = (options.embeddingInputTokens ?? DEFAULT_EMBEDDING_INPUT_TOKENS) - chunk.tokens;
-    const title = document.title ? titleWithin(document.title, titleBudget, tokenizer) : "";
-    embeddingInputs.push(title ? `${title}\n${chunk.text}` : chunk.text);
+    embeddingInputs.push(embeddingInputOf(document.title, chunk, tokenizer, options.embeddingInputTokens));
     tokens += chunk.tokens;
   }
   return { kind: "chunks", records, embeddingInputs, tokens, droppedFragments };

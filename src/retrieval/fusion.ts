@@ -67,6 +67,11 @@ export interface RankCandidate {
   dense?: number;
   /** raw BM25 score; absent when the chunk was not among the sparse candidates */
   sparse?: number;
+  /**
+   * the chunk has no vector yet (its collection's vector backfill has not reached it): in dense and hybrid lists it
+   * ranks by its BM25 share alone, the one score it has
+   */
+  unvectored?: true;
 }
 
 export interface RankedCandidate extends RankCandidate {
@@ -107,6 +112,7 @@ export function compareRanked(a: RankedCandidate, b: RankedCandidate): number {
  * - dense: clamp(cosine, 0, 1)
  * - hybrid: alpha * clamp(cosine) + (1 - alpha) * bm25 / ceiling; a chunk that was not among the sparse
  *   candidates contributes 0 sparse (both engines know every candidate's cosine, not every candidate's BM25)
+ * - a chunk without a vector yet (`unvectored`, a collection whose vector backfill runs), in any mode: bm25 / ceiling
  */
 export function rankCandidates(
   mode: RetrievalMode,
@@ -119,7 +125,11 @@ export function rankCandidates(
     const sparsePart = candidate.sparse === undefined ? 0 : normalizeSparse(candidate.sparse, sparseCeiling);
     const densePart = candidate.dense === undefined ? 0 : normalizeDense(candidate.dense);
     const score =
-      mode === "sparse" ? sparsePart : mode === "dense" ? densePart : alpha * densePart + (1 - alpha) * sparsePart;
+      mode === "sparse" || candidate.unvectored
+        ? sparsePart
+        : mode === "dense"
+          ? densePart
+          : alpha * densePart + (1 - alpha) * sparsePart;
     return { ...candidate, score };
   });
   ranked.sort(compareRanked);

@@ -146,6 +146,16 @@ export interface SearchEngine {
   /** true when the engine answers */
   ping(): Promise<boolean>;
   /**
+   * How many of the index's committed chunks have a vector: a dense or hybrid collection ingested with its vectors
+   * deferred is searchable by BM25 at its commit and gets them from the vector backfill (activities/vectorBackfill.ts)
+   */
+  vectorCoverage(index: string): Promise<VectorCoverage>;
+  /**
+   * up to `limit` committed chunks without a vector, in chunk id order (the backfill's next batch); with their text
+   * and metadata, so that their embedding input can be rebuilt
+   */
+  chunksWithoutVectors(index: string, limit: number): Promise<ChunkRecord[]>;
+  /**
    * How dense and hybrid searches find their vector candidates: 'lucene-hnsw' (OpenSearch's k-NN plugin, approximate,
    * filtered k-NN queries) or 'exact' (every filtered vector scored). Shown in /readyz details.
    */
@@ -154,6 +164,17 @@ export interface SearchEngine {
 }
 
 export type VectorSearchMode = "lucene-hnsw" | "exact";
+
+/** An index's committed chunks and how many of them have a vector. */
+export interface VectorCoverage {
+  chunks: number;
+  withVectors: number;
+}
+
+/** The share of an index's chunks that have a vector, 0..1 (an empty index counts as whole: 1). */
+export function vectorShare(coverage: VectorCoverage): number {
+  return coverage.chunks === 0 ? 1 : coverage.withVectors / coverage.chunks;
+}
 
 /**
  * The facets an engine counts itself (facetCounts; the integrity facet is counted in Node by works/facets):

@@ -659,6 +659,17 @@ export const ingestBody = z.strictObject({
       "unchanged ones are not re-embedded), delete those the files delete. `replace`: the collection becomes " +
       "exactly these files.",
   }),
+  vectors: z
+    .enum(["at_commit", "backfill"])
+    .optional()
+    .meta({
+      description:
+        "When a dense or hybrid collection's chunks get their vectors. `at_commit` (default): each batch embeds its " +
+        "chunks before it commits. `backfill`: each batch commits its chunks at once, searchable by keywords (BM25); " +
+        "the vector backfill embeds them afterwards, on any worker, and `GET /admin/v1/collections` shows its " +
+        "progress (`vectorShare`). Meanwhile dense and hybrid searches rank the chunks without a vector by keywords " +
+        "and say so (`vectorCoverage`). Sparse collections have no vectors: the setting changes nothing for them.",
+    }),
 });
 
 export const keyBody = z.strictObject({

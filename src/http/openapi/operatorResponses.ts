@@ -226,7 +226,7 @@ export const IngestionStatus = z.object({
   error: z.string().nullable(),
   progress: z
     .object({
-      phase: z.enum(["reading", "indexing", "finishing"]),
+      phase: z.enum(["reading", "indexing", "finishing", "backfilling"]),
       batches: z.number().int().nullable(),
       batchesDone: z.number().int(),
       documentsDone: z.number().int(),

@@ -157,6 +157,7 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Workflow
               batchSize: request.batchSize ?? deps.batchSize,
               parallelism: deps.parallelism,
               batchTaskQueue: batchTaskQueueOf(deps.taskQueue),
+              ...(request.vectors ? { vectors: request.vectors } : {}),
             },
           ],
         });

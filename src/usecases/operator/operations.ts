@@ -1,6 +1,7 @@
 // Operator operations shared by the admin HTTP API and the CLI: organizations, billing settings, prices, credits,
 // refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify, retraction lists. Every change
 // is an event with the operator as actor.
+import type { VectorTiming } from "../../domain/events.js";
 import type { Accounts } from "../accounts/accounts.js";
 import { journalRequestSummaries } from "../catalogue/journalRequestSummaries.js";
 import type { Ingestions, IngestionStatus } from "../../ingest/ingestions.js";
@@ -498,10 +499,10 @@ function contentOperations(options: OperationsOptions) {
       collections(options).defineMeta(name, body, OPERATOR),
     ingestCollection: (
       collection: string,
-      request: { files: string[]; mode: IngestionMode },
+      request: { files: string[]; mode: IngestionMode; vectors?: VectorTiming },
       requestId?: string,
     ): Promise<{ ingestionId: string }> =>
-      requireIngestions(options).start({ collection, files: request.files, mode: request.mode }, OPERATOR, requestId),
+      requireIngestions(options).start({ collection, ...request }, OPERATOR, requestId),
     /**
      * Stores an uploaded file under the data root's uploads/ folder (streamed, size-limited, hashed, renamed into
      * place).

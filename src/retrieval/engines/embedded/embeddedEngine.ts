@@ -19,6 +19,7 @@ import {
   type SearchEngine,
   type SearchHit,
   type SearchRequest,
+  type VectorCoverage,
 } from "../../port.js";
 import { chunkFingerprint } from "../../chunkFingerprint.js";
 import { documentsEnd } from "../../repeats.js";
@@ -98,6 +99,61 @@ function documentOfRow(
     const chunk = segment.chunks[ordinalById.get(row.id) as number];
     return keep.drops(chunk) ? undefined : String(chunk.metadata.doc_id);
   };
+}
+
+/** Chunks of a segment with a vector, counted once per segment (a segment never changes). */
+const vectorCounts = new WeakMap<IndexSegment, number>();
+function withVectorsOf(segment: IndexSegment): number {
+  let count = vectorCounts.get(segment);
+  if (count === undefined) {
+    count = 0;
+    for (let ordinal = 0; ordinal < segment.chunks.length; ordinal++) count += segment.hasVector[ordinal];
+    vectorCounts.set(segment, count);
+  }
+  return count;
+}
+
+function coverageOf(segment: IndexSegment): VectorCoverage {
+  return { chunks: segment.chunks.length, withVectors: withVectorsOf(segment) };
+}
+
+/** Up to `limit` chunks of the segment without a vector, by chunk id. */
+function chunksWithoutVectorsIn(segment: IndexSegment, limit: number): ChunkRecord[] {
+  const ordinals: number[] = [];
+  for (let ordinal = 0; ordinal < segment.chunks.length; ordinal++)
+    if (segment.hasVector[ordinal] === 0) ordinals.push(ordinal);
+  const id = (ordinal: number) => segment.chunks[ordinal].id;
+  ordinals.sort((a, b) => (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+  return ordinals.slice(0, limit).map((ordinal) => chunkAt(segment, ordinal));
+}
+
+/**
+ * A dense search during the index's vector backfill: the best chunks by BM25 among those still without a vector join
+ * the candidates (fusion.ts ranks them by their BM25 share: unvectored). Nothing when every chunk has one.
+ */
+function offerUnvectored(
+  segment: IndexSegment,
+  req: SearchRequest,
+  passes: OrdinalFilter | undefined,
+  scratch: SparseScratch,
+  candidates: Map<number, RankCandidate>,
+): void {
+  if (withVectorsOf(segment) === segment.chunks.length) return;
+  const unvectored: OrdinalFilter = (ordinal) =>
+    segment.hasVector[ordinal] === 0 && (passes === undefined || passes(ordinal));
+  for (const match of searchSparse(segment, req.text, req.limit, unvectored, scratch)) {
+    const id = segment.chunks[match.ordinal].id;
+    candidates.set(match.ordinal, { id, sparse: match.bm25, unvectored: true });
+  }
+}
+
+function chunkAt(segment: IndexSegment, ordinal: number): ChunkRecord {
+  const stored = segment.chunks[ordinal];
+  const record: ChunkRecord = { id: stored.id, text: stored.text, tokens: stored.tokens, metadata: stored.metadata };
+  if (segment.hasVector[ordinal]) {
+    record.vector = segment.matrix.vectors.slice(ordinal * segment.dims, (ordinal + 1) * segment.dims);
+  }
+  return record;
 }
 
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngine {
@@ -314,15 +370,6 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     });
   }
 
-  function chunkAt(segment: IndexSegment, ordinal: number): ChunkRecord {
-    const stored = segment.chunks[ordinal];
-    const record: ChunkRecord = { id: stored.id, text: stored.text, tokens: stored.tokens, metadata: stored.metadata };
-    if (segment.hasVector[ordinal]) {
-      record.vector = segment.matrix.vectors.slice(ordinal * segment.dims, (ordinal + 1) * segment.dims);
-    }
-    return record;
-  }
-
   function ordinalFilter(segment: IndexSegment, req: SearchRequest): OrdinalFilter | undefined {
     if (!req.filter) return undefined;
     const predicate = compileToPredicate(req.filter);
@@ -425,6 +472,7 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
         for (const match of searchDense(segment, queryVector(state, req), req.limit, passes)) {
           candidates.set(match.ordinal, { id: segment.chunks[match.ordinal].id, dense: match.cosine });
         }
+        offerUnvectored(segment, req, passes, state.scratch, candidates);
       } else {
         const vector = queryVector(state, req);
         const pool = hybridCandidateCount(req.limit);
@@ -435,10 +483,11 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
           const known = candidates.get(match.ordinal);
           if (known) known.sparse = match.bm25;
           else {
+            const cosine = cosineAt(segment, vector, match.ordinal);
             candidates.set(match.ordinal, {
               id: segment.chunks[match.ordinal].id,
               sparse: match.bm25,
-              dense: cosineAt(segment, vector, match.ordinal),
+              ...(cosine === undefined ? { unvectored: true as const } : { dense: cosine }),
             });
           }
         }
@@ -446,7 +495,8 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
 
       const ordinalById = new Map<string, number>();
       for (const [ordinal, candidate] of candidates) ordinalById.set(candidate.id, ordinal);
-      const ceiling = req.mode === "dense" ? 0 : sparseCeiling(segment, req.text);
+      const partial = withVectorsOf(segment) < segment.chunks.length;
+      const ceiling = req.mode === "dense" && !partial ? 0 : sparseCeiling(segment, req.text);
       const ranked = rankCandidates(req.mode, [...candidates.values()], req.limit, ceiling, alpha);
       const end = req.keep ? documentsEnd(ranked, req.keep.rows, documentOfRow(segment, ordinalById, req.keep)) : 0;
       return (req.keep ? ranked.slice(0, end) : ranked).map((ranked): SearchHit => {
@@ -495,6 +545,10 @@ export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngi
     async facetCounts(index, filter, facets, limit) {
       return countSegmentFacets((await requireState(index)).segment, filter, facets, limit);
     },
+
+    vectorCoverage: async (index) => coverageOf((await requireState(index)).segment),
+
+    chunksWithoutVectors: async (index, limit) => chunksWithoutVectorsIn((await requireState(index)).segment, limit),
 
     async stats(index): Promise<IndexStats> {
       const state = await requireState(index);

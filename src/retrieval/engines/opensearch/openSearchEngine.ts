@@ -38,7 +38,7 @@ import {
   type IndexInfo,
   type MgetResponseBody,
 } from "./chunkDocuments.js";
-import { cosineClause, cosineFromScore, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor } from "./denseScoring.js";
+import { cosineFromScore, DENSE_SCORE_COSINE_ERROR, denseQuery, efSearchFor } from "./denseScoring.js";
 import { mergeGraphsIfWorthIt } from "./graphMerge.js";
 import { fetchKeptRows } from "./keptRows.js";
 import {
@@ -69,6 +69,7 @@ import {
 } from "./queryBuilder.js";
 import { createTransport } from "./transport.js";
 import { facetCountsOver } from "./facetAggregations.js";
+import { chunksLackingVectors, cosineOfChunks, createCoverageReader, vectorPresence } from "./vectorPresence.js";
 
 export interface OpenSearchEngineOptions {
   /** e.g. http://127.0.0.1:9200, or every node of a cluster (requests go round them; a dead one is retried later) */
@@ -224,6 +225,96 @@ function keptRowsOf(
   });
 }
 
+/** By collection index name: its chunk count as last read, which chooses its k-NN queries' ef_search. */
+type ChunkCount = { chunks: number | undefined; readAt: number; reading?: Promise<void> };
+
+/**
+ * The ef_search of the index's k-NN queries: the option when given, else efSearchFor its chunk count. The count is
+ * read once (searches arriving meanwhile wait for the same read), then again in the background at most once a
+ * CHUNK_COUNT_TTL_MS (an ingestion in another process grows it); a failed background read keeps the last count.
+ */
+function efSearchReader(
+  efSearch: number | undefined,
+  countOf: (name: string) => Promise<number>,
+  chunkCounts: Map<string, ChunkCount>,
+): (name: string) => Promise<number> {
+  return async (name) => {
+    if (efSearch !== undefined) return efSearch;
+    let count = chunkCounts.get(name);
+    if (!count) chunkCounts.set(name, (count = { chunks: undefined, readAt: 0 }));
+    if (!count.reading && Date.now() - count.readAt >= CHUNK_COUNT_TTL_MS) {
+      const entry = count;
+      entry.reading = countOf(name)
+        .then((chunks) => {
+          entry.chunks = chunks;
+        })
+        .catch((error: unknown) => {
+          // nothing to fall back on: forget the entry, so that the next search asks again
+          if (entry.chunks === undefined && chunkCounts.get(name) === entry) chunkCounts.delete(name);
+          if (entry.chunks === undefined) throw error;
+        })
+        .finally(() => {
+          entry.readAt = Date.now();
+          entry.reading = undefined;
+        });
+    }
+    if (count.chunks === undefined) await count.reading;
+    return efSearchFor(count.chunks);
+  };
+}
+
+/** The retrievers of the adapter a search during a vector backfill runs. */
+interface BackfillRetrievers {
+  runSearch(name: string, body: Record<string, unknown>): Promise<SearchResponseHit[]>;
+  bestByBm25(
+    name: string,
+    query: OpenSearchQuery,
+    size: number,
+    fetch: Record<string, unknown>,
+  ): Promise<SearchResponseHit[]>;
+  sparseCeiling(name: string, text: string, terms: ReadonlyMap<string, number>): Promise<number>;
+}
+
+/**
+ * Dense while the index's vector backfill runs: the nearest chunks with a vector beside the best chunks by BM25 of
+ * those without one (fusion.ts: unvectored), every row fetched whole (a partial index is a passing state).
+ */
+async function denseDuringBackfill(
+  retrievers: BackfillRetrievers,
+  search: {
+    name: string;
+    info: IndexInfo;
+    req: SearchRequest;
+    query: OpenSearchQuery;
+    filters: OpenSearchQuery[];
+    alpha: number;
+  },
+): Promise<SearchHit[]> {
+  const { name, info, req, query, filters } = search;
+  const [hits, sparseHits, ceiling] = await Promise.all([
+    retrievers.runSearch(name, searchBody(query, req.limit, { _source: true })),
+    retrievers.bestByBm25(name, sparseQuery(req.text, [...filters, vectorPresence(info, false)]), req.limit, {
+      _source: WITHOUT_VECTORS,
+    }),
+    retrievers.sparseCeiling(name, req.text, bm25QueryTerms(req.text)),
+  ]);
+  const chunks = new Map<string, ChunkRecord>();
+  const candidates: RankCandidate[] = [];
+  for (const hit of hits) {
+    const id = idOf(hit);
+    const chunk = fromDocument(id, hit._source ?? {});
+    chunks.set(id, chunk);
+    const estimate = cosineFromScore(info.vectorStorage, hit._score ?? 0);
+    candidates.push({ id, dense: exactCosine(name, req.vector!, chunk, estimate) });
+  }
+  for (const hit of sparseHits) {
+    const id = idOf(hit);
+    chunks.set(id, fromDocument(id, hit._source ?? {}));
+    candidates.push({ id, sparse: Math.fround(hit._score ?? 0), unvectored: true });
+  }
+  return hitsOf(name, rankCandidates("dense", candidates, req.limit, ceiling, search.alpha), chunks);
+}
+
 export function createOpenSearchEngine(options: OpenSearchEngineOptions): SearchEngine & {
   vectorSearchMode(): Promise<VectorSearchMode>;
   /** how this node scores vectors: 'knn' when the k-NN plugin is installed, else the painless fallback */
@@ -240,8 +331,9 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   /** collection index names whose chunks changed since their last commit */
   const changedSinceCommit = new Set<string>();
   /** by collection index name: its chunk count as last read, which chooses its k-NN queries' ef_search */
-  const chunkCounts = new Map<string, { chunks: number | undefined; readAt: number; reading?: Promise<void> }>();
+  const chunkCounts = new Map<string, ChunkCount>();
 
+  const coverageReader = createCoverageReader(call);
   const indexName = (index: string) => chunkIndexName(prefix, index, inventories.index);
 
   /**
@@ -300,34 +392,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     return body.count;
   }
 
-  /**
-   * The ef_search of the index's k-NN queries: the option when given, else efSearchFor its chunk count. The count is
-   * read once (searches arriving meanwhile wait for the same read), then again in the background at most once a
-   * CHUNK_COUNT_TTL_MS (an ingestion in another process grows it); a failed background read keeps the last count.
-   */
-  async function efSearchOf(name: string): Promise<number> {
-    if (options.efSearch !== undefined) return options.efSearch;
-    let count = chunkCounts.get(name);
-    if (!count) chunkCounts.set(name, (count = { chunks: undefined, readAt: 0 }));
-    if (!count.reading && Date.now() - count.readAt >= CHUNK_COUNT_TTL_MS) {
-      const entry = count;
-      entry.reading = countOf(name)
-        .then((chunks) => {
-          entry.chunks = chunks;
-        })
-        .catch((error: unknown) => {
-          // nothing to fall back on: forget the entry, so that the next search asks again
-          if (entry.chunks === undefined && chunkCounts.get(name) === entry) chunkCounts.delete(name);
-          if (entry.chunks === undefined) throw error;
-        })
-        .finally(() => {
-          entry.readAt = Date.now();
-          entry.reading = undefined;
-        });
-    }
-    if (count.chunks === undefined) await count.reading;
-    return efSearchFor(count.chunks);
-  }
+  const efSearchOf = efSearchReader(options.efSearch, countOf, chunkCounts);
 
   /** Indexes one batch, skipping chunks whose stored fingerprint is unchanged; throws on any item error. */
   async function indexBatch(name: string, info: IndexInfo, chunks: ChunkRecord[]): Promise<void> {
@@ -486,6 +551,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   ): Promise<SearchHit[]> {
     const efSearch = await efSearchOf(name);
     const query = denseQuery(vector, info.vectorStorage, filters, req.limit, efSearch);
+    if (await coverageReader.partial(name, info))
+      return denseDuringBackfill({ runSearch, bestByBm25, sparseCeiling }, { name, info, req, query, filters, alpha });
     if (req.keep) {
       // ids, scores and documents first; then the sources and vectors of the rows that can reach the caller's rows
       const kept = denseCandidates(await runSearch(name, searchBody(query, req.limit, IDS_AND_DOCUMENTS)), info);
@@ -531,13 +598,15 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
   ): Promise<SearchHit[]> {
     const pool = hybridCandidateCount(req.limit);
     const efSearch = await efSearchOf(name);
+    // while the vector backfill runs, the BM25 side also finds the chunks without a vector (fusion.ts: unvectored)
+    const partial = await coverageReader.partial(name, info);
     // a caller that keeps fewer rows (req.keep) gets each candidate's document too, from doc values
     const fields = req.keep ? IDS_AND_DOCUMENTS : IDS_ONLY;
     const [denseHits, sparseHits, ceiling] = await Promise.all([
       runSearch(name, searchBody(denseQuery(vector, info.vectorStorage, filters, pool, efSearch), pool, fields)),
       bestByBm25(
         name,
-        sparseQuery(req.text, [...filters, cosineClause(vector, info.vectorStorage, COSINE_CLAUSE)]),
+        sparseQuery(req.text, [...filters, cosineOfChunks(vector, info, COSINE_CLAUSE, partial)]),
         pool,
         fields,
         "&include_named_queries_score=true",
@@ -565,7 +634,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       if (candidate.dense === undefined && score !== undefined) {
         candidate.dense = cosineFromScore(info.vectorStorage, score);
         estimates.set(id, candidate.dense);
-      }
+      } else if (partial && candidate.dense === undefined) candidate.unvectored = true;
       candidate.sparse = Math.fround(hit._score ?? 0);
       candidates.set(id, candidate);
     }
@@ -605,7 +674,8 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     return rows.map(({ id, sparse }): RankCandidate => {
       const chunk = chunks.get(id);
       if (!chunk) throw new Error(`opensearch engine: chunk ${id} vanished from ${name} during the search`);
-      return { id, sparse, dense: exactCosine(name, vector, chunk, estimates.get(id)) };
+      const dense = exactCosine(name, vector, chunk, estimates.get(id));
+      return dense === undefined ? { id, sparse, unvectored: true } : { id, sparse, dense };
     });
   }
 
@@ -674,6 +744,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       await inventories.commit(name, chunksChanged);
       // this process's searches read the new count at once (others within CHUNK_COUNT_TTL_MS)
       chunkCounts.delete(name);
+      coverageReader.forget(name);
       changedSinceCommit.delete(name);
     },
 
@@ -733,6 +804,10 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
     },
 
     facetCounts: facetCountsOver(call, indexName, options.indexLayout),
+
+    vectorCoverage: async (index) => coverageReader.coverage(indexName(index), await requireInfo(index)),
+    chunksWithoutVectors: async (index, limit) =>
+      chunksLackingVectors(call, indexName(index), await requireInfo(index), limit),
 
     async stats(index) {
       await requireInfo(index);
