@@ -11,11 +11,12 @@ import { toolRoutes, type ToolRouteDeps } from "./routes/toolRoutes.js";
 import { worksRoutes, type WorksRouteDeps } from "./routes/worksRoutes.js";
 import { authorsRoutes, type AuthorsRouteDeps } from "./routes/authorsRoutes.js";
 import { webhookRoutes, type WebhookRouteDeps } from "./routes/webhookRoutes.js";
-import { alertRoutes, type AlertRouteDeps } from "./routes/alertRoutes.js";
+import { ALERT_ROUTES, type AlertRouteDeps } from "./routes/alertRoutes.js";
+import { declaredGroup, type AccessChecks } from "./routeDeclaration.js";
 import { mcpRoutes, type McpRouteDeps } from "./routes/mcpRoutes.js";
 import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from "./routes/healthRoutes.js";
 import { docsRoutes } from "./routes/docsRoutes.js";
-import { buildOpenApiDocument } from "./openapi/document.js";
+import { buildOpenApiDocument } from "./openApiDocument.js";
 import { routedOperations, type RoutedOperation } from "./openapi/routedOperations.js";
 import type { Authenticate } from "../usecases/auth/authenticate.js";
 import type { Operations } from "../usecases/operator/operations.js";
@@ -104,6 +105,8 @@ export function createApp(deps: AppDeps): Koa {
     failedAttempts: new IpLimiter({ limit: operatorLimits.failedAttemptsPerMinute, windowMs: MINUTE_MS, now }),
   });
   const requireKey = apiKeyAuthentication(deps.authenticate);
+  /** what each access a declared route names requires */
+  const declared: AccessChecks = { apiKey: requireKey, operator: requireOperator, public: "public" };
   const dashboard: DashboardRouteDeps = {
     members: deps.members,
     consoleData: deps.consoleData,
@@ -141,7 +144,7 @@ export function createApp(deps: AppDeps): Koa {
     { router: worksRoutes(deps), access: requireKey, crossOrigin: true },
     { router: authorsRoutes(deps), access: requireKey, crossOrigin: true },
     { router: webhookRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: alertRoutes(deps), access: requireKey, crossOrigin: true },
+    declaredGroup(ALERT_ROUTES, deps, declared, { crossOrigin: true }),
     { router: mcpRoutes(deps), access: requireKey },
   ];
   const groups = routeGroups(mounted);

@@ -12,7 +12,8 @@ import { toolRoutes, type ToolRouteDeps } from "../../src/http/routes/toolRoutes
 import { worksRoutes, type WorksRouteDeps } from "../../src/http/routes/worksRoutes.js";
 import { authorsRoutes, type AuthorsRouteDeps } from "../../src/http/routes/authorsRoutes.js";
 import { webhookRoutes, type WebhookRouteDeps } from "../../src/http/routes/webhookRoutes.js";
-import { alertRoutes, type AlertRouteDeps } from "../../src/http/routes/alertRoutes.js";
+import { DECLARED_ROUTES } from "../../src/http/openApiDocument.js";
+import { routerOf } from "../../src/http/routeDeclaration.js";
 import type { Operations } from "../../src/usecases/operator/operations.js";
 import { mcpRoutes, type McpRouteDeps } from "../../src/http/routes/mcpRoutes.js";
 import {
@@ -466,10 +467,10 @@ function registeredRoutes(): string[] {
     worksRoutes({} as WorksRouteDeps),
     authorsRoutes({} as AuthorsRouteDeps),
     webhookRoutes({} as WebhookRouteDeps),
-    alertRoutes({} as AlertRouteDeps),
     mcpRoutes({} as McpRouteDeps),
     dashboardOpenRoutes({} as DashboardRouteDeps),
     dashboardRoutes({} as DashboardRouteDeps),
+    ...DECLARED_ROUTES.map((routes) => routerOf(routes, {})),
   ];
   return routers
     .flatMap((r) =>

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/app/config.js";
-import { buildOpenApiDocument } from "../../src/http/openapi/document.js";
+import { buildOpenApiDocument } from "../../src/http/openApiDocument.js";
 
 const SNAPSHOT = "test/fixtures/openapi/document.snapshot.json";
 
@@ -21,7 +21,14 @@ function pathsInOrder(document: Document): Document {
     .sort()
     .map((path) => {
       const operations = document.paths[path]!;
-      return [path, Object.fromEntries(Object.keys(operations).sort().map((m) => [m, operations[m]]))] as const;
+      return [
+        path,
+        Object.fromEntries(
+          Object.keys(operations)
+            .sort()
+            .map((m) => [m, operations[m]]),
+        ),
+      ] as const;
     });
   return { ...document, paths: Object.fromEntries(sorted) };
 }

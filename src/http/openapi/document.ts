@@ -3,211 +3,41 @@
 import { z } from "zod";
 import { DESCRIPTIONS } from "./descriptions.js";
 import {
-  queryBody,
-  collectionSearchBody,
-  previewBody,
-  unlockBody,
+  alertRunsQuery,
+  authorSearchQuery,
+  dashboardExportQuery,
+  dashboardWorkExportQuery,
+  dashboardWorkQuery,
   imageQuery,
   journalsQuery,
-  journalRequestBody,
-  organizationBody,
-  creditsBody,
-  refundBody,
-  billingSettingsBody,
-  priceBody,
-  limitsBody,
-  keyBody,
-  suspendBody,
-  retractionsBody,
-  collectionBody,
-  collectionChangeBody,
-  metaCollectionBody,
-  ingestBody,
-  reconciliationQuery,
-  organizationListQuery,
-  assistedBody,
-  assistedAnswerBody,
-  spendingCapBody,
-  inviteBody,
-  loginBody,
-  operatorLoginBody,
-  setPasswordBody,
-  dashboardKeyForm,
-  dashboardCapForm,
-  dashboardInviteForm,
-  dashboardAlertForm,
-  dashboardPlaygroundForm,
-  dashboardPlaygroundUnlockForm,
-  dashboardWebhookForm,
-  dashboardNotificationsForm,
-  csrfOnlyForm,
-  operatorCreditsForm,
-  operatorLimitsForm,
-  operatorSuspendForm,
-  operatorListQuery,
   operatorDoneQuery,
+  operatorListQuery,
+  organizationListQuery,
   queriesQuery,
-  dashboardWorkQuery,
-  dashboardWorkExportQuery,
-  dashboardExportQuery,
-  worksBatchBody,
-  worksBatchQuery,
-  worksFacetsBody,
-  authorSearchQuery,
+  reconciliationQuery,
   resultsExportQuery,
-  workListQuery,
-  webhookEndpointBody,
   webhookDeliveriesQuery,
-  alertBody,
-  alertRunsQuery,
-  notificationSettingsBody,
+  workListQuery,
+  worksBatchQuery,
 } from "../../wire/schemas.js";
-import * as responses from "./responses.js";
-import * as operator from "./operatorResponses.js";
-import * as dashboard from "./dashboardResponses.js";
+import {
+  BILLING_HEADERS,
+  EXPORT_CONTENT,
+  HEADERS,
+  NAMED_SCHEMAS,
+  OPERATOR_ERRORS,
+  RATE_LIMIT_HEADERS,
+  SEARCH_ERRORS,
+  headerRefs,
+  queryParameters,
+  ref,
+  type Access,
+  type Json,
+  type Operation,
+  type SchemaName,
+} from "./operation.js";
 import { AUTHOR_ID_EXAMPLE, FREE_BODY_EXAMPLES, PATH_PARAMETER_EXAMPLES, REQUEST_EXAMPLES } from "./requestExamples.js";
 import { AUTHOR_ID_DESCRIPTION } from "../../usecases/authors/authors.js";
-
-type Json = Record<string, unknown>;
-/**
- * dashboardOpen: no credential, behind the per-IP limiter; session: the dashboard's session cookie (operatorPage: or
- * the operator token)
- */
-type Access = "apiKey" | "operator" | "public" | "dashboardOpen" | "session" | "operatorPage";
-type Tag =
-  | "search"
-  | "works"
-  | "authors"
-  | "catalogue"
-  | "webhooks"
-  | "tools"
-  | "mcp"
-  | "operator"
-  | "dashboard"
-  | "health"
-  | "docs";
-
-/** The named schemas: request schemas are the very objects the routes parse with. */
-export const NAMED_SCHEMAS = {
-  SearchRequest: queryBody,
-  CollectionSearchRequest: collectionSearchBody,
-  SearchPreviewRequest: previewBody,
-  AssistedSearchRequest: assistedBody,
-  AssistedAnswerRequest: assistedAnswerBody,
-  UnlockRequest: unlockBody,
-  JournalRequestInput: journalRequestBody,
-  WebhookEndpointRequest: webhookEndpointBody,
-  AlertRequest: alertBody,
-  NotificationSettingsRequest: notificationSettingsBody,
-  OrganizationRequest: organizationBody,
-  CreditsRequest: creditsBody,
-  RefundRequest: refundBody,
-  BillingSettingsRequest: billingSettingsBody,
-  PriceRequest: priceBody,
-  LimitsRequest: limitsBody,
-  KeyRequest: keyBody,
-  SuspendRequest: suspendBody,
-  RetractionsRequest: retractionsBody,
-  CollectionRequest: collectionBody,
-  CollectionChangeRequest: collectionChangeBody,
-  MetaCollectionRequest: metaCollectionBody,
-  IngestRequest: ingestBody,
-  SpendingCapRequest: spendingCapBody,
-  InviteRequest: inviteBody,
-  LoginRequest: loginBody,
-  OperatorLoginRequest: operatorLoginBody,
-  SetPasswordRequest: setPasswordBody,
-  DashboardKeyForm: dashboardKeyForm,
-  DashboardCapForm: dashboardCapForm,
-  DashboardInviteForm: dashboardInviteForm,
-  DashboardAlertForm: dashboardAlertForm,
-  DashboardPlaygroundForm: dashboardPlaygroundForm,
-  DashboardPlaygroundUnlockForm: dashboardPlaygroundUnlockForm,
-  DashboardWebhookForm: dashboardWebhookForm,
-  DashboardNotificationsForm: dashboardNotificationsForm,
-  CsrfOnlyForm: csrfOnlyForm,
-  OperatorCreditsForm: operatorCreditsForm,
-  OperatorLimitsForm: operatorLimitsForm,
-  OperatorSuspendForm: operatorSuspendForm,
-  Invite: operator.Invite,
-  Members: operator.Members,
-  DashboardSignedIn: dashboard.DashboardSignedIn,
-  DashboardInvite: dashboard.DashboardInvite,
-  DashboardCap: dashboard.DashboardCap,
-  DashboardSignedOut: dashboard.DashboardSignedOut,
-  DashboardSessionRevoked: dashboard.DashboardSessionRevoked,
-  MemberRemoved: dashboard.MemberRemoved,
-  InviteCancelled: dashboard.InviteCancelled,
-  PlaygroundPreview: dashboard.PlaygroundPreview,
-  PlaygroundUnlock: dashboard.PlaygroundUnlock,
-  Error: responses.ErrorResponse,
-  FilterWarning: responses.FilterWarning,
-  JournalMetricExpansion: responses.JournalMetricExpansion,
-  Discovery: responses.Discovery,
-  SearchResult: responses.SearchResult,
-  SearchResponse: responses.SearchResponse,
-  PreviewResult: responses.PreviewResult,
-  AssistedSearchResult: responses.AssistedSearchResult,
-  AssistedSearchResponse: responses.AssistedSearchResponse,
-  PreviewUnlockResponse: responses.PreviewUnlockResponse,
-  SearchResultsPreviewResponse: responses.SearchResultsPreviewResponse,
-  Collection: responses.Collection,
-  CollectionsResponse: responses.CollectionsResponse,
-  QuotaInfo: responses.QuotaInfo,
-  JournalRequest: responses.JournalRequest,
-  ToolResult: responses.ToolResult,
-  WebhookEndpoint: responses.WebhookEndpoint,
-  NotificationSettings: responses.NotificationSettings,
-  WebhookEndpointWithSecret: responses.WebhookEndpointWithSecret,
-  WebhookEndpointList: responses.WebhookEndpointList,
-  Alert: responses.Alert,
-  AlertList: responses.AlertList,
-  AlertWithRuns: responses.AlertWithRuns,
-  AlertDeleted: responses.AlertDeleted,
-  WebhookEndpointDeleted: responses.WebhookEndpointDeleted,
-  WebhookEventQueued: responses.WebhookEventQueued,
-  WebhookDeliveryList: responses.WebhookDeliveryList,
-  Liveness: responses.Liveness,
-  Readiness: responses.Readiness,
-  Organization: operator.Organization,
-  OrganizationList: operator.OrganizationList,
-  Balance: operator.Balance,
-  Limits: operator.Limits,
-  Prices: operator.Prices,
-  CreatedKey: operator.CreatedKey,
-  ApiKey: operator.ApiKeyView,
-  RevokedKey: operator.RevokedKey,
-  Ledger: operator.Ledger,
-  Reconciliation: operator.Reconciliation,
-  ReconciliationAll: operator.ReconciliationAll,
-  JournalRequestSummaries: operator.JournalRequestSummaries,
-  ReplayReport: operator.ReplayReport,
-  ChainVerdict: operator.ChainVerdict,
-  RetractionsLoad: operator.RetractionsLoad,
-  AdminCollections: operator.AdminCollections,
-  AdminCollection: operator.AdminCollection,
-  AdminMetaCollection: operator.AdminMetaCollection,
-  DefinedCollection: operator.DefinedCollection,
-  RetiredCollection: operator.RetiredCollection,
-  IngestionStarted: operator.IngestionStarted,
-  IngestionStatus: operator.IngestionStatus,
-  StoredUpload: operator.StoredUpload,
-  TooManyRequestsFromAddress: responses.TooManyRequestsFromAddress,
-  WorksBatchRequest: worksBatchBody,
-  Integrity: responses.Integrity,
-  Work: responses.Work,
-  WorksBatchResponse: responses.WorksBatchResponse,
-  WorkGraphPage: responses.WorkGraphPage,
-  WorksFacetsRequest: worksFacetsBody,
-  WorksFacetsResponse: responses.WorksFacetsResponse,
-  Authorship: responses.Authorship,
-  Author: responses.Author,
-  AuthorsPage: responses.AuthorsPage,
-  AuthorWorksPage: responses.AuthorWorksPage,
-} satisfies Record<string, z.ZodType>;
-
-type SchemaName = keyof typeof NAMED_SCHEMAS;
-const ref = (name: SchemaName) => ({ $ref: `#/components/schemas/${name}` });
 
 /** zod states "any safe integer" of a bare .int() as bounds; the document leaves an unbounded integer unbounded. */
 const withoutSafeIntegerBounds = ({ jsonSchema }: { jsonSchema: Json }) => {
@@ -234,28 +64,6 @@ function componentSchemas(): Record<string, Json> {
     override: withoutSafeIntegerBounds,
   });
   return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, withoutDialect(schema as Json)]));
-}
-
-/**
- * Query parameters from the schema the route parses `ctx.query` with. They arrive as strings and are parsed into
- * numbers; each parameter's schema is the parsed value's (type, range, default), except where the parse is a mapping
- * JSON Schema cannot state (includeFigures: the strings "true"/"false"), where it is the string the client sends.
- */
-function queryParameters(schema: z.ZodObject, descriptions: Record<string, string> = {}): Json[] {
-  const sent = z.toJSONSchema(schema, { io: "input" }) as { properties: Record<string, Json>; required?: string[] };
-  const parsed = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as {
-    properties: Record<string, Json>;
-  };
-  return Object.keys(schema.shape).map((name) => {
-    const asParsed = parsed.properties[name] ?? {};
-    return {
-      name,
-      in: "query",
-      required: sent.required?.includes(name) ?? false,
-      ...(descriptions[name] ? { description: descriptions[name] } : {}),
-      schema: Object.keys(asParsed).length > 0 ? asParsed : sent.properties[name],
-    };
-  });
 }
 
 const PATH_PARAMETERS: Record<string, string> = {
@@ -308,58 +116,6 @@ function pathParameters(path: string): Json[] {
   }));
 }
 
-const HEADERS: Record<string, Json> = {
-  "X-Request-Id": {
-    description: "Identifies the request (an incoming sane X-Request-Id is kept); also `error.requestId`.",
-    schema: { type: "string" },
-  },
-  "X-Tokens-Used": {
-    description:
-      "Tokens billed for this request. Billing headers are absent when billing is switched off for the organization.",
-    schema: { type: "integer" },
-  },
-  "X-Query-Cost": {
-    description: "Amount charged, 6 decimal places; `0.000000` when nothing was charged.",
-    schema: { type: "string", examples: ["0.000000"] },
-  },
-  "X-Billing-Mode": {
-    description: "How the request was billed.",
-    schema: { type: "string", enum: ["live", "exempt", "trial", "sandbox"] },
-  },
-  "X-Credits-Remaining": {
-    description: "Balance after the request; omitted when the organization hides its balance.",
-    schema: { type: "string" },
-  },
-  "X-RateLimit-Limit": {
-    description:
-      "The daily query limit (not the per-minute one). The X-RateLimit headers are sent only on /query and " +
-      "/{collection}.",
-    schema: { type: "integer" },
-  },
-  "X-RateLimit-Remaining": { description: "Queries remaining today.", schema: { type: "integer" } },
-  "X-RateLimit-Reset": {
-    description: "Unix timestamp (seconds) of the next UTC midnight.",
-    schema: { type: "integer" },
-  },
-  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
-  "Idempotency-Status": {
-    description: "Sent when the request carried Idempotency-Key: a new preview, or the replay of the original one.",
-    schema: { type: "string", enum: ["created", "replayed"] },
-  },
-  "X-Cache": {
-    description: "Always `hit`: the answer comes from the cached query record.",
-    schema: { type: "string", enum: ["hit"] },
-  },
-  "X-Cache-Expires": {
-    description: "Until when GET /api/v1/search/results/{queryId} re-fetches these results free (ISO 8601, UTC).",
-    schema: { type: "string", format: "date-time" },
-  },
-};
-const headerRefs = (...names: (keyof typeof HEADERS)[]) =>
-  Object.fromEntries(names.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
-const BILLING_HEADERS = ["X-Tokens-Used", "X-Query-Cost", "X-Billing-Mode", "X-Credits-Remaining"] as const;
-const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"] as const;
-
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: "UNAUTHORIZED (no key), INVALID_API_KEY, API_KEY_REVOKED",
   402: "INSUFFICIENT_CREDITS or BILLING_SUSPENDED; nothing charged",
@@ -380,39 +136,6 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
     "SERVICE_UNAVAILABLE: a dependency is unreachable, or the search engine did not answer within the search " +
     "deadline (SEARCH_DEADLINE_MS); nothing was charged, retry after Retry-After",
 };
-
-interface Operation {
-  method: "get" | "post" | "put" | "patch" | "delete";
-  path: string;
-  tag: Tag;
-  access: Access;
-  operationId: string;
-  summary: string;
-  description?: string;
-  /** the request body's schema; several: the body is one of them */
-  body?: SchemaName | SchemaName[];
-  /** a body sent as an HTML form or as JSON, with the same fields */
-  formBody?: SchemaName;
-  /** a body with no schema of its own (the tool gateway passes it to the tool) */
-  freeBody?: string;
-  /** a body that is a file's bytes (application/octet-stream), described by this text */
-  rawBody?: string;
-  query?: Json[];
-  headerParameters?: Json[];
-  status?: number;
-  response: SchemaName | { content: Record<string, Json>; description?: string };
-  responseDescription?: string;
-  headers?: readonly (keyof typeof HEADERS)[];
-  errors: number[];
-}
-
-const SEARCH_ERRORS = [401, 402, 403, 404, 422, 429, 503];
-const EXPORT_CONTENT: Record<string, Json> = {
-  "application/x-bibtex": { schema: { type: "string" } },
-  "application/x-research-info-systems": { schema: { type: "string" } },
-  "application/vnd.citationstyles.csl+json": { schema: { type: "array", items: { type: "object" } } },
-};
-const OPERATOR_ERRORS = [401, 404, 422, 429];
 
 const OPERATIONS: Operation[] = [
   // search
@@ -839,73 +562,6 @@ const OPERATIONS: Operation[] = [
     body: "NotificationSettingsRequest",
     response: "NotificationSettings",
     errors: [401, 403, 422],
-  },
-  // alerts
-  {
-    method: "post",
-    path: "/api/v1/alerts",
-    tag: "webhooks",
-    access: "apiKey",
-    operationId: "createAlert",
-    summary: "Watch a saved search for new works",
-    description: DESCRIPTIONS.createAlert,
-    body: "AlertRequest",
-    status: 201,
-    response: "Alert",
-    errors: [401, 403, 404, 409, 422, 429],
-  },
-  {
-    method: "get",
-    path: "/api/v1/alerts",
-    tag: "webhooks",
-    access: "apiKey",
-    operationId: "listAlerts",
-    summary: "The organization's alerts",
-    response: "AlertList",
-    errors: [401, 403],
-  },
-  {
-    method: "get",
-    path: "/api/v1/alerts/{id}",
-    tag: "webhooks",
-    access: "apiKey",
-    operationId: "getAlert",
-    summary: "One alert with its runs, newest first",
-    query: queryParameters(alertRunsQuery),
-    response: "AlertWithRuns",
-    errors: [401, 403, 404, 422],
-  },
-  {
-    method: "post",
-    path: "/api/v1/alerts/{id}/pause",
-    tag: "webhooks",
-    access: "apiKey",
-    operationId: "pauseAlert",
-    summary: "Pause an alert",
-    description: "No run starts while it is paused.",
-    response: "Alert",
-    errors: [401, 403, 404],
-  },
-  {
-    method: "post",
-    path: "/api/v1/alerts/{id}/resume",
-    tag: "webhooks",
-    access: "apiKey",
-    operationId: "resumeAlert",
-    summary: "Resume a paused alert",
-    response: "Alert",
-    errors: [401, 403, 404],
-  },
-  {
-    method: "delete",
-    path: "/api/v1/alerts/{id}",
-    tag: "webhooks",
-    access: "apiKey",
-    operationId: "deleteAlert",
-    summary: "Delete an alert",
-    description: "No run starts from then on; a run already sent is still charged if it is delivered.",
-    response: "AlertDeleted",
-    errors: [401, 403, 404],
   },
   // tools
   {
@@ -2003,9 +1659,16 @@ function operationObject(op: Operation): Json {
   };
 }
 
-export function buildOpenApiDocument(): Json {
+/**
+ * The document: the declared routes' operations (src/http/openApiDocument.ts gathers them), then the operations of the
+ * route groups not declared that way yet (OPERATIONS).
+ */
+export function documentOf(declared: readonly Operation[]): Json {
   const paths: Record<string, Record<string, Json>> = {};
-  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  for (const op of [...declared, ...OPERATIONS]) {
+    if (paths[op.path]?.[op.method]) throw new Error(`${op.method.toUpperCase()} ${op.path} is described twice`);
+    (paths[op.path] ??= {})[op.method] = operationObject(op);
+  }
   return {
     openapi: "3.1.0",
     info: {
