@@ -7,10 +7,10 @@ import { requestTargetText } from "./requestText.js";
 import { apiKeyAuthentication, operatorAuthentication } from "./authentication.js";
 import { searchRoutes, type SearchRouteDeps } from "./routes/searchRoutes.js";
 import { adminRoutes, streamsBody } from "./routes/adminRoutes.js";
-import { toolRoutes, type ToolRouteDeps } from "./routes/toolRoutes.js";
-import { worksRoutes, type WorksRouteDeps } from "./routes/worksRoutes.js";
-import { authorsRoutes, type AuthorsRouteDeps } from "./routes/authorsRoutes.js";
-import { webhookRoutes, type WebhookRouteDeps } from "./routes/webhookRoutes.js";
+import { TOOL_ROUTES, type ToolRouteDeps } from "./routes/toolRoutes.js";
+import { WORKS_ROUTES, type WorksRouteDeps } from "./routes/worksRoutes.js";
+import { AUTHORS_ROUTES, type AuthorsRouteDeps } from "./routes/authorsRoutes.js";
+import { WEBHOOK_ROUTES, type WebhookRouteDeps } from "./routes/webhookRoutes.js";
 import { ALERT_ROUTES, type AlertRouteDeps } from "./routes/alertRoutes.js";
 import { declaredGroup, type AccessChecks } from "./routeDeclaration.js";
 import { mcpRoutes, type McpRouteDeps } from "./routes/mcpRoutes.js";
@@ -140,10 +140,10 @@ export function createApp(deps: AppDeps): Koa {
     { router: dashboardOpenRoutes(dashboard), access: dashboard.dashboardAccess.open, forms: true },
     { router: dashboardRoutes(dashboard), access: dashboard.dashboardAccess.signedIn, forms: true },
     { router: searchRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: toolRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: worksRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: authorsRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: webhookRoutes(deps), access: requireKey, crossOrigin: true },
+    declaredGroup(TOOL_ROUTES, deps, declared, { crossOrigin: true }),
+    declaredGroup(WORKS_ROUTES, deps, declared, { crossOrigin: true }),
+    declaredGroup(AUTHORS_ROUTES, deps, declared, { crossOrigin: true }),
+    declaredGroup(WEBHOOK_ROUTES, deps, declared, { crossOrigin: true }),
     declaredGroup(ALERT_ROUTES, deps, declared, { crossOrigin: true }),
     { router: mcpRoutes(deps), access: requireKey },
   ];

@@ -8,10 +8,6 @@ import { healthRoutes } from "../../src/http/routes/healthRoutes.js";
 import { docsRoutes } from "../../src/http/routes/docsRoutes.js";
 import { adminRoutes } from "../../src/http/routes/adminRoutes.js";
 import { searchRoutes, type SearchRouteDeps } from "../../src/http/routes/searchRoutes.js";
-import { toolRoutes, type ToolRouteDeps } from "../../src/http/routes/toolRoutes.js";
-import { worksRoutes, type WorksRouteDeps } from "../../src/http/routes/worksRoutes.js";
-import { authorsRoutes, type AuthorsRouteDeps } from "../../src/http/routes/authorsRoutes.js";
-import { webhookRoutes, type WebhookRouteDeps } from "../../src/http/routes/webhookRoutes.js";
 import { DECLARED_ROUTES } from "../../src/http/openApiDocument.js";
 import { routerOf } from "../../src/http/routeDeclaration.js";
 import type { Operations } from "../../src/usecases/operator/operations.js";
@@ -463,10 +459,6 @@ function registeredRoutes(): string[] {
     docsRoutes({}),
     adminRoutes({} as Operations),
     searchRoutes({} as SearchRouteDeps),
-    toolRoutes({} as ToolRouteDeps),
-    worksRoutes({} as WorksRouteDeps),
-    authorsRoutes({} as AuthorsRouteDeps),
-    webhookRoutes({} as WebhookRouteDeps),
     mcpRoutes({} as McpRouteDeps),
     dashboardOpenRoutes({} as DashboardRouteDeps),
     dashboardRoutes({} as DashboardRouteDeps),
