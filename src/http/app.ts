@@ -5,7 +5,7 @@ import { errorRenderer, requestIdentity } from "./middleware.js";
 import { jsonBody } from "./jsonBody.js";
 import { requestTargetText } from "./requestText.js";
 import { apiKeyAuthentication, operatorAuthentication } from "./authentication.js";
-import { searchRoutes, type SearchRouteDeps } from "./routes/searchRoutes.js";
+import { SEARCH_ROUTES, type SearchRouteDeps } from "./routes/searchRoutes.js";
 import { adminRoutes, streamsBody } from "./routes/adminRoutes.js";
 import { TOOL_ROUTES, type ToolRouteDeps } from "./routes/toolRoutes.js";
 import { WORKS_ROUTES, type WorksRouteDeps } from "./routes/worksRoutes.js";
@@ -139,7 +139,7 @@ export function createApp(deps: AppDeps): Koa {
     // every dashboard route is behind the per-IP limiter, the routes before sign-in too
     { router: dashboardOpenRoutes(dashboard), access: dashboard.dashboardAccess.open, forms: true },
     { router: dashboardRoutes(dashboard), access: dashboard.dashboardAccess.signedIn, forms: true },
-    { router: searchRoutes(deps), access: requireKey, crossOrigin: true },
+    declaredGroup(SEARCH_ROUTES, deps, declared, { crossOrigin: true }),
     declaredGroup(TOOL_ROUTES, deps, declared, { crossOrigin: true }),
     declaredGroup(WORKS_ROUTES, deps, declared, { crossOrigin: true }),
     declaredGroup(AUTHORS_ROUTES, deps, declared, { crossOrigin: true }),

@@ -5,6 +5,7 @@ import type { Operation } from "./openapi/operation.js";
 import { operationOf, type RouteDeclaration } from "./routeDeclaration.js";
 import { ALERT_ROUTES } from "./routes/alertRoutes.js";
 import { AUTHORS_ROUTES } from "./routes/authorsRoutes.js";
+import { SEARCH_ROUTES } from "./routes/searchRoutes.js";
 import { TOOL_ROUTES } from "./routes/toolRoutes.js";
 import { WORKS_ROUTES } from "./routes/worksRoutes.js";
 import { WEBHOOK_ROUTES } from "./routes/webhookRoutes.js";
@@ -12,6 +13,7 @@ import { WEBHOOK_ROUTES } from "./routes/webhookRoutes.js";
 /** Every declared route, group by group, in the order the document lists them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each group's handlers read their own dependencies
 export const DECLARED_ROUTES: readonly (readonly RouteDeclaration<any>[])[] = [
+  SEARCH_ROUTES,
   WORKS_ROUTES,
   AUTHORS_ROUTES,
   WEBHOOK_ROUTES,

@@ -7,7 +7,6 @@
 import { healthRoutes } from "../../src/http/routes/healthRoutes.js";
 import { docsRoutes } from "../../src/http/routes/docsRoutes.js";
 import { adminRoutes } from "../../src/http/routes/adminRoutes.js";
-import { searchRoutes, type SearchRouteDeps } from "../../src/http/routes/searchRoutes.js";
 import { DECLARED_ROUTES } from "../../src/http/openApiDocument.js";
 import { routerOf } from "../../src/http/routeDeclaration.js";
 import type { Operations } from "../../src/usecases/operator/operations.js";
@@ -458,7 +457,6 @@ function registeredRoutes(): string[] {
     healthRoutes({}),
     docsRoutes({}),
     adminRoutes({} as Operations),
-    searchRoutes({} as SearchRouteDeps),
     mcpRoutes({} as McpRouteDeps),
     dashboardOpenRoutes({} as DashboardRouteDeps),
     dashboardRoutes({} as DashboardRouteDeps),

@@ -7,24 +7,18 @@ import {
   dashboardExportQuery,
   dashboardWorkExportQuery,
   dashboardWorkQuery,
-  imageQuery,
-  journalsQuery,
   operatorDoneQuery,
   operatorListQuery,
   organizationListQuery,
   queriesQuery,
   reconciliationQuery,
-  resultsExportQuery,
   webhookDeliveriesQuery,
 } from "../../wire/schemas.js";
 import {
-  BILLING_HEADERS,
   EXPORT_CONTENT,
   HEADERS,
   NAMED_SCHEMAS,
   OPERATOR_ERRORS,
-  RATE_LIMIT_HEADERS,
-  SEARCH_ERRORS,
   headerRefs,
   queryParameters,
   ref,
@@ -135,187 +129,6 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 };
 
 const OPERATIONS: Operation[] = [
-  // search
-  {
-    method: "get",
-    path: "/api/v1/search/collections",
-    tag: "search",
-    access: "apiKey",
-    operationId: "listCollections",
-    summary: "List the collections the key can reach",
-    description: "Free (`X-Query-Cost` zero); suitable as a startup check.",
-    response: "CollectionsResponse",
-    headers: BILLING_HEADERS,
-    errors: [401, 503],
-  },
-  {
-    method: "post",
-    path: "/api/v1/search/query",
-    tag: "search",
-    access: "apiKey",
-    operationId: "searchQuery",
-    summary: "Search one or more collections",
-    description: DESCRIPTIONS.searchQuery,
-    body: "SearchRequest",
-    response: "SearchResponse",
-    headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires"],
-    errors: SEARCH_ERRORS,
-  },
-  {
-    method: "post",
-    path: "/api/v1/search/preview",
-    tag: "search",
-    access: "apiKey",
-    operationId: "searchPreview",
-    summary: "Preview a search: locked teasers, free",
-    description:
-      "The same pipeline as /query, never charged: every row of a new preview is locked, with a teaser and its " +
-      "cost to unlock. Unknown body fields are 422. 50 previews per hour per organization by default.",
-    body: "SearchPreviewRequest",
-    response: "PreviewUnlockResponse",
-    headers: [...BILLING_HEADERS, "Idempotency-Status"],
-    errors: [401, 403, 404, 409, 422, 429, 503],
-    headerParameters: [
-      {
-        name: "Idempotency-Key",
-        in: "header",
-        required: false,
-        description:
-          "A repeat with the same key and body returns the original queryId; the same key while the first runs " +
-          "is 409 IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After; with a different body 422 IDEMPOTENCY_KEY_REUSED.",
-        schema: { type: "string" },
-      },
-    ],
-  },
-  {
-    method: "post",
-    path: "/api/v1/search/assisted",
-    tag: "search",
-    access: "apiKey",
-    operationId: "searchAssisted",
-    summary: "Assisted search: understood, planned, searched, verified; only verified rows are charged",
-    description: DESCRIPTIONS.searchAssisted,
-    body: ["AssistedSearchRequest", "AssistedAnswerRequest"],
-    response: "AssistedSearchResponse",
-    headers: [...BILLING_HEADERS, "Idempotency-Status"],
-    errors: [401, 402, 403, 404, 409, 422, 429, 503],
-    headerParameters: [
-      {
-        name: "Idempotency-Key",
-        in: "header",
-        required: false,
-        description:
-          "As on preview: a repeat with the same key and body returns the original answer and queryId, charged " +
-          "once; while the first runs 409 IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After; 410 only when the first " +
-          "ended without an answer (nothing charged).",
-        schema: { type: "string" },
-      },
-    ],
-  },
-  {
-    method: "post",
-    path: "/api/v1/search/unlock",
-    tag: "search",
-    access: "apiKey",
-    operationId: "searchUnlock",
-    summary: "Pay for previewed results and return them in full",
-    description:
-      "Charges only for rows not already unlocked under the queryId; omit `resultIds` (or send null) to unlock " +
-      "everything. At most 50 images per call. On 503 nothing is charged and nothing unlocks. `maxCost` caps " +
-      "this call: a repeat is a new call that buys the next rows that fit (rows already bought stay free). A row " +
-      "whose document was removed since the preview is 410 RESULT_WITHDRAWN, nothing charged.",
-    body: "UnlockRequest",
-    response: "PreviewUnlockResponse",
-    headers: BILLING_HEADERS,
-    errors: [401, 402, 404, 410, 422, 429, 503],
-  },
-  {
-    method: "get",
-    path: "/api/v1/search/results/{queryId}",
-    tag: "search",
-    access: "apiKey",
-    operationId: "getCachedResult",
-    summary: "Re-fetch a cached result set, free, for 7 days",
-    description:
-      "Rows pass through the unlock ledger: unpaid rows come back as teasers. Same API key as the original search.",
-    query: [
-      ...queryParameters(imageQuery, {
-        includeFigures:
-          "Images for rows already unlocked (rows from a preview; a cached /query response keeps no figures). Free.",
-      }),
-      ...queryParameters(resultsExportQuery, {
-        format:
-          "Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson`: its " +
-          "bibliographic fields, abstract, keywords and MeSH headings, DOI, PMID, PMCID and URL, and its " +
-          "integrity status as a note (a locked preview row exports the same). Free.",
-      }),
-    ],
-    response: {
-      content: { "application/json": { schema: ref("SearchResultsPreviewResponse") }, ...EXPORT_CONTENT },
-      description: "The rows; with `format`, the file",
-    },
-    headers: ["X-Cache", "X-Cache-Expires", ...BILLING_HEADERS],
-    errors: [401, 404, 410, 422],
-  },
-  {
-    method: "get",
-    path: "/api/v1/search/quota",
-    tag: "search",
-    access: "apiKey",
-    operationId: "getQuota",
-    summary: "The organization's daily and monthly query usage and limits",
-    response: "QuotaInfo",
-    headers: BILLING_HEADERS,
-    errors: [401, 503],
-  },
-  {
-    method: "post",
-    path: "/api/v1/search/{collection}",
-    tag: "search",
-    access: "apiKey",
-    operationId: "searchCollection",
-    summary: "Search one collection named in the path",
-    description:
-      "Shorthand for /query. A `collection` or `collections` key in the body is 422. `includeImages` is the " +
-      "deprecated alias of `includeFigures`.",
-    body: "CollectionSearchRequest",
-    response: "SearchResponse",
-    headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires"],
-    errors: SEARCH_ERRORS,
-  },
-  // catalogue
-  {
-    method: "get",
-    path: "/api/v1/search/collections/{name}/journals",
-    tag: "catalogue",
-    access: "apiKey",
-    operationId: "listJournals",
-    summary: "Journals in the key's scope of a collection",
-    description:
-      "Free. Ranked by h-index, or with `topic` by how much content each journal holds on it: journals whose title " +
-      "names the topic or whose works are classified under a subject naming it (OpenAlex concepts, MeSH headings), " +
-      "else, where none does, by the content a search of the topic finds; each row's `matchedBy` says which. The " +
-      "answer is a catalogue answer (the discovery fields at the top level, `intent` = `journals`). An unreachable " +
-      "or misspelled collection is 403 NO_COLLECTION_ACCESS.",
-    query: queryParameters(journalsQuery),
-    response: "Discovery",
-    headers: BILLING_HEADERS,
-    errors: [401, 403, 422, 429, 503],
-  },
-  {
-    method: "post",
-    path: "/api/v1/search/journal-requests",
-    tag: "catalogue",
-    access: "apiKey",
-    operationId: "requestJournal",
-    summary: "Ask for a journal to be added",
-    description: "At least one of `title` and `issn`. Free; takes one slot of the per-minute budget.",
-    body: "JournalRequestInput",
-    status: 201,
-    response: "JournalRequest",
-    headers: BILLING_HEADERS,
-    errors: [401, 422, 429],
-  },
   // health and docs
   {
     method: "get",
