@@ -13,7 +13,7 @@ import { AUTHORS_ROUTES, type AuthorsRouteDeps } from "./routes/authorsRoutes.js
 import { WEBHOOK_ROUTES, type WebhookRouteDeps } from "./routes/webhookRoutes.js";
 import { ALERT_ROUTES, type AlertRouteDeps } from "./routes/alertRoutes.js";
 import { declaredGroup, type AccessChecks } from "./routeDeclaration.js";
-import { mcpRoutes, type McpRouteDeps } from "./routes/mcpRoutes.js";
+import { MCP_ROUTES, type McpRouteDeps } from "./routes/mcpRoutes.js";
 import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from "./routes/healthRoutes.js";
 import { docsRoutes } from "./routes/docsRoutes.js";
 import { buildOpenApiDocument } from "./openApiDocument.js";
@@ -145,7 +145,7 @@ export function createApp(deps: AppDeps): Koa {
     declaredGroup(AUTHORS_ROUTES, deps, declared, { crossOrigin: true }),
     declaredGroup(WEBHOOK_ROUTES, deps, declared, { crossOrigin: true }),
     declaredGroup(ALERT_ROUTES, deps, declared, { crossOrigin: true }),
-    { router: mcpRoutes(deps), access: requireKey },
+    declaredGroup(MCP_ROUTES, deps, declared),
   ];
   const groups = routeGroups(mounted);
   routesOfApp.set(app, routedOperations(mounted.map((g) => g.router)));

@@ -5,6 +5,7 @@ import type { Operation } from "./openapi/operation.js";
 import { operationOf, type RouteDeclaration } from "./routeDeclaration.js";
 import { ALERT_ROUTES } from "./routes/alertRoutes.js";
 import { AUTHORS_ROUTES } from "./routes/authorsRoutes.js";
+import { MCP_ROUTES } from "./routes/mcpRoutes.js";
 import { SEARCH_ROUTES } from "./routes/searchRoutes.js";
 import { TOOL_ROUTES } from "./routes/toolRoutes.js";
 import { WORKS_ROUTES } from "./routes/worksRoutes.js";
@@ -19,6 +20,7 @@ export const DECLARED_ROUTES: readonly (readonly RouteDeclaration<any>[])[] = [
   WEBHOOK_ROUTES,
   ALERT_ROUTES,
   TOOL_ROUTES,
+  MCP_ROUTES,
 ];
 
 export function declaredOperations(): Operation[] {

@@ -19,7 +19,6 @@ const STILL_LONG: Record<string, number> = {
   "activities/ingestion.ts createIngestionActivities": 254,
   "src/usecases/dashboard/consoleData.ts createConsoleData": 160,
   "src/usecases/works/works.ts createWorks": 241,
-  "src/http/routes/searchRoutes.ts searchRoutes": 229,
 };
 
 describe("function length", () => {

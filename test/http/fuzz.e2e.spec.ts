@@ -10,7 +10,6 @@ import { adminRoutes } from "../../src/http/routes/adminRoutes.js";
 import { DECLARED_ROUTES } from "../../src/http/openApiDocument.js";
 import { routerOf } from "../../src/http/routeDeclaration.js";
 import type { Operations } from "../../src/usecases/operator/operations.js";
-import { mcpRoutes, type McpRouteDeps } from "../../src/http/routes/mcpRoutes.js";
 import {
   dashboardOpenRoutes,
   dashboardRoutes,
@@ -457,7 +456,6 @@ function registeredRoutes(): string[] {
     healthRoutes({}),
     docsRoutes({}),
     adminRoutes({} as Operations),
-    mcpRoutes({} as McpRouteDeps),
     dashboardOpenRoutes({} as DashboardRouteDeps),
     dashboardRoutes({} as DashboardRouteDeps),
     ...DECLARED_ROUTES.map((routes) => routerOf(routes, {})),

@@ -14,7 +14,6 @@ const NOT_YET_DECLARED = [
   /^\/(healthz|readyz)$/,
   /^\/(openapi\.json|docs)$/,
   /^\/docs\/assets\//,
-  /^\/mcp$/,
 ];
 
 const appForRoutes = () =>

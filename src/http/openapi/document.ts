@@ -187,37 +187,6 @@ const OPERATIONS: Operation[] = [
     },
     errors: [404],
   },
-  {
-    method: "post",
-    path: "/mcp",
-    tag: "mcp",
-    access: "apiKey",
-    operationId: "mcpMessage",
-    summary: "An MCP JSON-RPC message (Streamable HTTP, stateless)",
-    description:
-      "Model Context Protocol over Streamable HTTP: initialize, tools/list (a key sees one search-<name> tool " +
-      "per collection it reaches), tools/call. Each request is answered by a fresh server; no session id is " +
-      "issued. Tool results carry the REST answers (searches add `cost`).",
-    freeBody: "A JSON-RPC 2.0 message or batch (see the MCP specification).",
-    response: {
-      content: {
-        "application/json": { schema: { type: "object" } },
-        "text/event-stream": { schema: { type: "string" } },
-      },
-      description: "A JSON-RPC response, or a stream of them",
-    },
-    errors: [401, 422],
-  },
-  {
-    method: "delete",
-    path: "/mcp",
-    tag: "mcp",
-    access: "apiKey",
-    operationId: "mcpEndSession",
-    summary: "Ends a session: accepted for clients that send it; the server keeps none",
-    response: { content: { "application/json": { schema: { type: "object" } } } },
-    errors: [401],
-  },
   // operator
   ...operatorOperations(),
   // dashboard

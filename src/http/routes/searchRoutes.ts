@@ -251,7 +251,8 @@ export const SEARCH_ROUTES = [
         ctx.body = pending;
         return;
       }
-      // the re-fetch of an assisted answer or an alert run is its delivery; 410 once it was refunded or ended undelivered
+      // the re-fetch of an assisted answer or an alert run is its delivery; 410 once it was refunded or ended
+      // undelivered
       const refetched = await refetchDelivered(deps, a, ctx.params.queryId!, format ? null : figures);
       if (format) {
         setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
@@ -443,7 +444,8 @@ export const SEARCH_ROUTES = [
         throw new ApiError(
           404,
           "NOT_FOUND",
-          `no route POST /api/v1/search/${ctx.params.collection}; paths are case-sensitive: POST /api/v1/search/${fixed}`,
+          `no route POST /api/v1/search/${ctx.params.collection}; paths are case-sensitive: ` +
+            `POST /api/v1/search/${fixed}`,
         );
       const raw = ctx.request.body;
       if (raw && typeof raw === "object" && ("collection" in raw || "collections" in raw)) {
