@@ -5,17 +5,18 @@ import { errorRenderer, requestIdentity } from "./middleware.js";
 import { jsonBody } from "./jsonBody.js";
 import { requestTargetText } from "./requestText.js";
 import { apiKeyAuthentication, operatorAuthentication } from "./authentication.js";
-import { searchRoutes, type SearchRouteDeps } from "./routes/searchRoutes.js";
+import { SEARCH_ROUTES, type SearchRouteDeps } from "./routes/searchRoutes.js";
 import { adminRoutes, streamsBody } from "./routes/adminRoutes.js";
-import { toolRoutes, type ToolRouteDeps } from "./routes/toolRoutes.js";
-import { worksRoutes, type WorksRouteDeps } from "./routes/worksRoutes.js";
-import { authorsRoutes, type AuthorsRouteDeps } from "./routes/authorsRoutes.js";
-import { webhookRoutes, type WebhookRouteDeps } from "./routes/webhookRoutes.js";
-import { alertRoutes, type AlertRouteDeps } from "./routes/alertRoutes.js";
-import { mcpRoutes, type McpRouteDeps } from "./routes/mcpRoutes.js";
+import { TOOL_ROUTES, type ToolRouteDeps } from "./routes/toolRoutes.js";
+import { WORKS_ROUTES, type WorksRouteDeps } from "./routes/worksRoutes.js";
+import { AUTHORS_ROUTES, type AuthorsRouteDeps } from "./routes/authorsRoutes.js";
+import { WEBHOOK_ROUTES, type WebhookRouteDeps } from "./routes/webhookRoutes.js";
+import { ALERT_ROUTES, type AlertRouteDeps } from "./routes/alertRoutes.js";
+import { declaredGroup, type AccessChecks } from "./routeDeclaration.js";
+import { MCP_ROUTES, type McpRouteDeps } from "./routes/mcpRoutes.js";
 import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from "./routes/healthRoutes.js";
 import { docsRoutes } from "./routes/docsRoutes.js";
-import { buildOpenApiDocument } from "./openapi/document.js";
+import { buildOpenApiDocument } from "./openApiDocument.js";
 import { routedOperations, type RoutedOperation } from "./openapi/routedOperations.js";
 import type { Authenticate } from "../usecases/auth/authenticate.js";
 import type { Operations } from "../usecases/operator/operations.js";
@@ -104,6 +105,8 @@ export function createApp(deps: AppDeps): Koa {
     failedAttempts: new IpLimiter({ limit: operatorLimits.failedAttemptsPerMinute, windowMs: MINUTE_MS, now }),
   });
   const requireKey = apiKeyAuthentication(deps.authenticate);
+  /** what each access a declared route names requires */
+  const declared: AccessChecks = { apiKey: requireKey, operator: requireOperator, public: "public" };
   const dashboard: DashboardRouteDeps = {
     members: deps.members,
     consoleData: deps.consoleData,
@@ -135,13 +138,13 @@ export function createApp(deps: AppDeps): Koa {
     // every dashboard route is behind the per-IP limiter, the routes before sign-in too
     { router: dashboardOpenRoutes(dashboard), access: dashboard.dashboardAccess.open, forms: true },
     { router: dashboardRoutes(dashboard), access: dashboard.dashboardAccess.signedIn, forms: true },
-    { router: searchRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: toolRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: worksRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: authorsRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: webhookRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: alertRoutes(deps), access: requireKey, crossOrigin: true },
-    { router: mcpRoutes(deps), access: requireKey },
+    declaredGroup(SEARCH_ROUTES, deps, declared, { crossOrigin: true }),
+    declaredGroup(TOOL_ROUTES, deps, declared, { crossOrigin: true }),
+    declaredGroup(WORKS_ROUTES, deps, declared, { crossOrigin: true }),
+    declaredGroup(AUTHORS_ROUTES, deps, declared, { crossOrigin: true }),
+    declaredGroup(WEBHOOK_ROUTES, deps, declared, { crossOrigin: true }),
+    declaredGroup(ALERT_ROUTES, deps, declared, { crossOrigin: true }),
+    declaredGroup(MCP_ROUTES, deps, declared),
   ];
   const groups = routeGroups(mounted);
   routesOfApp.set(app, routedOperations(mounted.map((g) => g.router)));

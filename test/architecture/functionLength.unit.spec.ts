@@ -18,7 +18,6 @@ const STILL_LONG: Record<string, number> = {
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 324,
   "activities/ingestion.ts createIngestionActivities": 254,
   "src/usecases/works/works.ts createWorks": 241,
-  "src/http/routes/searchRoutes.ts searchRoutes": 229,
 };
 
 describe("function length", () => {

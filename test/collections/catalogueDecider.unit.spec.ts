@@ -11,7 +11,8 @@ import {
   type CatalogueState,
 } from "../../src/domain/catalogueStream.js";
 import type { CollectionDefinition, DomainEvent } from "../../src/domain/events.js";
-import { searchRoutes } from "../../src/http/routes/searchRoutes.js";
+import { SEARCH_ROUTES } from "../../src/http/routes/searchRoutes.js";
+import { routerOf } from "../../src/http/routeDeclaration.js";
 import { deciderSpec } from "../support/deciderSpec.js";
 
 const plain = (name: string, extra: Partial<CollectionDefinition> = {}): CollectionDefinition => ({
@@ -81,7 +82,7 @@ describe("the catalogue decider", () => {
   });
 
   it("reserves every fixed route of the search API", () => {
-    const router: Router = searchRoutes({} as never);
+    const router: Router = routerOf(SEARCH_ROUTES, {} as never);
     const fixed = new Set(
       router.stack
         .map(

@@ -7,14 +7,9 @@
 import { healthRoutes } from "../../src/http/routes/healthRoutes.js";
 import { docsRoutes } from "../../src/http/routes/docsRoutes.js";
 import { adminRoutes } from "../../src/http/routes/adminRoutes.js";
-import { searchRoutes, type SearchRouteDeps } from "../../src/http/routes/searchRoutes.js";
-import { toolRoutes, type ToolRouteDeps } from "../../src/http/routes/toolRoutes.js";
-import { worksRoutes, type WorksRouteDeps } from "../../src/http/routes/worksRoutes.js";
-import { authorsRoutes, type AuthorsRouteDeps } from "../../src/http/routes/authorsRoutes.js";
-import { webhookRoutes, type WebhookRouteDeps } from "../../src/http/routes/webhookRoutes.js";
-import { alertRoutes, type AlertRouteDeps } from "../../src/http/routes/alertRoutes.js";
+import { DECLARED_ROUTES } from "../../src/http/openApiDocument.js";
+import { routerOf } from "../../src/http/routeDeclaration.js";
 import type { Operations } from "../../src/usecases/operator/operations.js";
-import { mcpRoutes, type McpRouteDeps } from "../../src/http/routes/mcpRoutes.js";
 import {
   dashboardOpenRoutes,
   dashboardRoutes,
@@ -461,15 +456,9 @@ function registeredRoutes(): string[] {
     healthRoutes({}),
     docsRoutes({}),
     adminRoutes({} as Operations),
-    searchRoutes({} as SearchRouteDeps),
-    toolRoutes({} as ToolRouteDeps),
-    worksRoutes({} as WorksRouteDeps),
-    authorsRoutes({} as AuthorsRouteDeps),
-    webhookRoutes({} as WebhookRouteDeps),
-    alertRoutes({} as AlertRouteDeps),
-    mcpRoutes({} as McpRouteDeps),
     dashboardOpenRoutes({} as DashboardRouteDeps),
     dashboardRoutes({} as DashboardRouteDeps),
+    ...DECLARED_ROUTES.map((routes) => routerOf(routes, {})),
   ];
   return routers
     .flatMap((r) =>

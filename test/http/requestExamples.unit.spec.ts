@@ -1,7 +1,8 @@
 // The request examples of the OpenAPI document parse with the very zod schemas the routes validate with, and every
 // request body of the document carries them (the running service checks that they succeed: openapiExamples.e2e).
 import { describe, expect, it } from "vitest";
-import { buildOpenApiDocument, NAMED_SCHEMAS } from "../../src/http/openapi/document.js";
+import { buildOpenApiDocument } from "../../src/http/openApiDocument.js";
+import { NAMED_SCHEMAS } from "../../src/http/openapi/operation.js";
 import { REQUEST_EXAMPLES } from "../../src/http/openapi/requestExamples.js";
 
 describe("request examples", () => {

@@ -26,7 +26,7 @@ const PLAYGROUND_TICKED_ROWS = {
   row_2: "scifact:13734012#0",
 };
 
-/** Examples keyed by request schema name (NAMED_SCHEMAS in document.ts), then by example name. */
+/** Examples keyed by request schema name (NAMED_SCHEMAS in operation.ts), then by example name. */
 export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = {
   // search (API key)
   SearchRequest: {

@@ -13,13 +13,13 @@
 // answered in JSON, never with a stream and never 406, progress notifications left out. A JSON-RPC batch is answered
 // with an array, also when it holds one request.
 import { Readable } from "node:stream";
-import Router from "@koa/router";
 import type { Context } from "koa";
 import * as streamableHttp from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ApiError } from "../../wire/errors.js";
 import { afterResponseFlushed, requestBaseUrl, type RequestState } from "../requestContext.js";
 import { createMcpServer } from "../../mcp/server.js";
 import type { McpDeps } from "../../mcp/toolKit.js";
+import { declareRoute } from "../routeDeclaration.js";
 
 export type McpRouteDeps = McpDeps;
 
@@ -122,9 +122,38 @@ async function answer(ctx: Context, deps: McpDeps): Promise<void> {
   }
 }
 
-export function mcpRoutes(deps: McpRouteDeps): Router {
-  const router = new Router({ sensitive: true, strict: true });
-  router.post("/mcp", (ctx) => answer(ctx, deps));
-  router.delete("/mcp", (ctx) => answer(ctx, deps));
-  return router;
-}
+export const MCP_ROUTES = [
+  declareRoute<McpRouteDeps>({
+    method: "post",
+    path: "/mcp",
+    tag: "mcp",
+    access: "apiKey",
+    operationId: "mcpMessage",
+    summary: "An MCP JSON-RPC message (Streamable HTTP, stateless)",
+    description:
+      "Model Context Protocol over Streamable HTTP: initialize, tools/list (a key sees one search-<name> tool " +
+      "per collection it reaches), tools/call. Each request is answered by a fresh server; no session id is " +
+      "issued. Tool results carry the REST answers (searches add `cost`).",
+    freeBody: "A JSON-RPC 2.0 message or batch (see the MCP specification).",
+    response: {
+      content: {
+        "application/json": { schema: { type: "object" } },
+        "text/event-stream": { schema: { type: "string" } },
+      },
+      description: "A JSON-RPC response, or a stream of them",
+    },
+    errors: [401, 422],
+    handler: (ctx, deps) => answer(ctx, deps),
+  }),
+  declareRoute<McpRouteDeps>({
+    method: "delete",
+    path: "/mcp",
+    tag: "mcp",
+    access: "apiKey",
+    operationId: "mcpEndSession",
+    summary: "Ends a session: accepted for clients that send it; the server keeps none",
+    response: { content: { "application/json": { schema: { type: "object" } } } },
+    errors: [401],
+    handler: (ctx, deps) => answer(ctx, deps),
+  }),
+];

@@ -1,5 +1,5 @@
-// /api/v1/search: collections, query, {collection}, preview, unlock, results and quota. HTTP translation only.
-import Router from "@koa/router";
+// /api/v1/search: collections, query, {collection}, preview, unlock, results and quota. Each route declared once:
+// its handler (HTTP translation only) and its OpenAPI words.
 import type { Context } from "koa";
 import { ApiError } from "../../wire/errors.js";
 import { sendExport } from "./exportResponse.js";
@@ -27,6 +27,16 @@ import { parseCredits } from "../../domain/money.js";
 import type { AssistedAnswer } from "../../usecases/assisted/assistedContext.js";
 import type { AuthContext } from "../../usecases/auth/context.js";
 import { setBillingHeaders } from "./billingHeaders.js";
+import { DESCRIPTIONS } from "../openapi/descriptions.js";
+import {
+  BILLING_HEADERS,
+  EXPORT_CONTENT,
+  RATE_LIMIT_HEADERS,
+  SEARCH_ERRORS,
+  queryParameters,
+  ref,
+} from "../openapi/operation.js";
+import { declareRoute } from "../routeDeclaration.js";
 import { idempotencyRequest } from "../../usecases/search/previewIdempotency.js";
 import { searchFigureImages, type ImageOptions } from "../../usecases/figures/figureImages.js";
 import {
@@ -56,232 +66,406 @@ function setRateLimitHeaders(ctx: Context, outcome: SearchOutcome): void {
   ctx.set("X-RateLimit-Reset", String(outcome.quota.dailyResetAt));
 }
 
-export function searchRoutes(deps: SearchRouteDeps): Router {
-  const router = new Router({ prefix: "/api/v1/search", sensitive: true, strict: true });
+const runSearch = async (
+  ctx: Context,
+  deps: SearchRouteDeps,
+  request: { input: SearchRequestInput; list: ListRequest },
+  includeMetadata: boolean,
+  figures: ImageOptions | null,
+  endpoint: string,
+) => {
+  const a = auth(ctx);
+  const outcome = await deps.search.search(
+    a,
+    { ...request.input, includeMetadata },
+    endpoint,
+    (ctx.state as RequestState).requestId,
+    request.list,
+  );
+  // figures are free: rendered after the charge, from the rows already paid for
+  const images = await searchFigureImages(outcome.rows, deps.figureImages, figures);
+  setBillingHeaders(ctx, a, outcome.billing);
+  setRateLimitHeaders(ctx, outcome);
+  // ISO 8601, as the reference's clients parse it
+  if (outcome.cachedUntil) ctx.set("X-Cache-Expires", outcome.cachedUntil.toISOString());
+  ctx.body = searchBody(outcome, includeMetadata, images);
+};
 
-  router.get("/collections", async (ctx) => {
-    const a = auth(ctx);
-    const collections = await listCollections(
-      { catalog: deps.catalog, engine: deps.engine, readiness: deps.collectionReadiness },
-      a,
-    );
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = { collections, count: collections.length };
-  });
+/** A charged answer's charge stands once its response is written in full; without that the run refunds it. */
+const confirmDeliveryWhenFlushed = (ctx: Context, deps: SearchRouteDeps, answer: AssistedAnswer) => {
+  if (answer.awaitsDelivery) afterResponseFlushed(ctx, () => void deps.assisted.confirmDelivery(answer.queryId));
+};
 
-  const runSearch = async (
-    ctx: Context,
-    request: { input: SearchRequestInput; list: ListRequest },
-    includeMetadata: boolean,
-    figures: ImageOptions | null,
-    endpoint: string,
-  ) => {
-    const a = auth(ctx);
-    const outcome = await deps.search.search(
-      a,
-      { ...request.input, includeMetadata },
-      endpoint,
-      (ctx.state as RequestState).requestId,
-      request.list,
-    );
-    // figures are free: rendered after the charge, from the rows already paid for
-    const images = await searchFigureImages(outcome.rows, deps.figureImages, figures);
-    setBillingHeaders(ctx, a, outcome.billing);
-    setRateLimitHeaders(ctx, outcome);
-    // ISO 8601, as the reference's clients parse it
-    if (outcome.cachedUntil) ctx.set("X-Cache-Expires", outcome.cachedUntil.toISOString());
-    ctx.body = searchBody(outcome, includeMetadata, images);
-  };
+/** The last segments of the fixed POST paths: the {collection} shorthand never reads one as a collection name. */
+const fixedPostNames = () =>
+  SEARCH_ROUTES.filter((r) => r.method === "post" && !r.path.includes(":")).map((r) => r.path.split("/").pop()!);
 
-  router.post("/query", async (ctx) => {
-    const body = parseOr422(queryBody, ctx.request.body);
-    const figures = snakeFigureOptionsOf(body);
-    await runSearch(
-      ctx,
-      searchRequestOf(requestedCollections(body), body, body.max_cost),
-      body.include_metadata,
-      figures,
-      "/query",
-    );
-  });
+const route = declareRoute<SearchRouteDeps>;
 
-  router.post("/preview", async (ctx) => {
-    const a = auth(ctx);
-    const body = parseOr422(previewBody, ctx.request.body);
-    const idempotencyKey = ctx.get("Idempotency-Key");
-    const idempotency =
-      ctx.request.headers["idempotency-key"] !== undefined
-        ? idempotencyRequest(idempotencyKey, ctx.request.body)
-        : undefined;
-    const { input, list } = searchRequestOf(requestedCollections(body), body);
-    const outcome = await deps.search.preview(a, input, idempotency, list);
-    if (outcome.idempotency) ctx.set("Idempotency-Status", outcome.idempotency);
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = previewResponse(outcome);
-  });
-
-  router.post("/unlock", async (ctx) => {
-    const a = auth(ctx);
-    const outcome = await deps.unlock.unlock(a, unlockRequestOf(parseOr422(unlockBody, ctx.request.body)));
-    setBillingHeaders(ctx, a, outcome.billing);
-    ctx.body = unlockResponse(outcome);
-  });
-
-  router.get("/results/:queryId", async (ctx) => {
-    const a = auth(ctx);
-    const q = parseOr422(imageQuery, ctx.query);
-    const figures = figureOptionsOf(q);
-    const { format } = parseOr422(resultsExportQuery, ctx.query);
-    // an asynchronous assisted search without its answer yet: how it stands (running, or asking a question)
-    const pending = await deps.assisted.pending(a, ctx.params.queryId!);
-    if (pending) {
-      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-      ctx.body = pending;
-      return;
-    }
-    // the re-fetch of an assisted answer or an alert run is its delivery; 410 once it was refunded or ended undelivered
-    const refetched = await refetchDelivered(deps, a, ctx.params.queryId!, format ? null : figures);
-    if (format) {
-      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-      return sendExport(
-        ctx,
-        format,
-        await deps.works.exportRows(refetched.record.payload.rows),
-        `results-${refetched.record.queryId}`,
+export const SEARCH_ROUTES = [
+  route({
+    method: "get",
+    path: "/api/v1/search/collections",
+    access: "apiKey",
+    tag: "search",
+    operationId: "listCollections",
+    summary: "List the collections the key can reach",
+    description: "Free (`X-Query-Cost` zero); suitable as a startup check.",
+    response: "CollectionsResponse",
+    headers: BILLING_HEADERS,
+    errors: [401, 503],
+    handler: async (ctx, deps) => {
+      const a = auth(ctx);
+      const collections = await listCollections(
+        { catalog: deps.catalog, engine: deps.engine, readiness: deps.collectionReadiness },
+        a,
       );
-    }
-    ctx.set("X-Cache", "hit");
-    ctx.set("X-Cache-Expires", refetched.cachedUntil.toISOString());
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = resultsBody(refetched);
-  });
-
-  // a catalogue answer: the discovery fields at the top level, free
-  router.get("/collections/:name/journals", async (ctx) => {
-    const a = auth(ctx);
-    const q = parseOr422(journalsQuery, ctx.query);
-    deps.search.assertCollectionsReady(a, [ctx.params.name!]);
-    const discovery = await deps.catalogue.journals(a, ctx.params.name!, {
-      topic: q.topic ?? null,
-      publisher: q.publisher,
-      minHIndex: q.min_h_index,
-      limit: q.limit,
-      offset: q.offset,
-    });
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = discovery;
-  });
-
-  // before the {collection} shorthand, so "journal-requests" is never read as a collection name
-  router.post("/journal-requests", async (ctx) => {
-    const a = auth(ctx);
-    const request = await deps.catalogue.requestJournal(a, parseOr422(journalRequestBody, ctx.request.body));
-    ctx.status = 201;
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = request;
-  });
-
-  // a fixed path before the {collection} shorthand, so "assisted" is never read as a collection name
-  router.post("/assisted", async (ctx) => {
-    const a = auth(ctx);
-    const raw = ctx.request.body;
-    const requestId = (ctx.state as RequestState).requestId;
-    if (raw && typeof raw === "object" && "queryId" in raw) {
-      const body = parseOr422(assistedAnswerBody, raw);
-      const answer = await deps.assisted.resume(a, body.queryId, body.answer);
-      setBillingHeaders(ctx, a, answer.billing);
-      ctx.body = assistedResponse(answer, body.includeMetadata);
-      confirmDeliveryWhenFlushed(ctx, answer);
-      return;
-    }
-    const body = parseOr422(assistedBody, raw);
-    const idempotencyKey = ctx.get("Idempotency-Key");
-    const idempotency =
-      ctx.request.headers["idempotency-key"] !== undefined ? idempotencyRequest(idempotencyKey, raw) : undefined;
-    const request = {
-      collections: requestedCollections(body),
-      query: body.query,
-      limit: body.limit,
-      filters: body.filters ?? null,
-      allowClarification: body.allowClarification,
-      ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
-    };
-    let answer: AssistedAnswer;
-    if (body.async === true || /\brespond-async\b/i.test(ctx.get("Prefer"))) {
-      const accepted = await deps.assisted.startAsync(a, request, { requestId, idempotency });
-      if (!("answer" in accepted)) {
-        if (accepted.idempotency) ctx.set("Idempotency-Status", accepted.idempotency);
-        ctx.set("Preference-Applied", "respond-async");
-        ctx.set("Location", `/api/v1/search/results/${accepted.queryId}`);
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      ctx.body = { collections, count: collections.length };
+    },
+  }),
+  route({
+    method: "post",
+    path: "/api/v1/search/query",
+    access: "apiKey",
+    tag: "search",
+    operationId: "searchQuery",
+    summary: "Search one or more collections",
+    description: DESCRIPTIONS.searchQuery,
+    body: "SearchRequest",
+    response: "SearchResponse",
+    headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires"],
+    errors: SEARCH_ERRORS,
+    handler: async (ctx, deps) => {
+      const body = parseOr422(queryBody, ctx.request.body);
+      const figures = snakeFigureOptionsOf(body);
+      await runSearch(
+        ctx,
+        deps,
+        searchRequestOf(requestedCollections(body), body, body.max_cost),
+        body.include_metadata,
+        figures,
+        "/query",
+      );
+    },
+  }),
+  route({
+    method: "post",
+    path: "/api/v1/search/preview",
+    access: "apiKey",
+    tag: "search",
+    operationId: "searchPreview",
+    summary: "Preview a search: locked teasers, free",
+    description:
+      "The same pipeline as /query, never charged: every row of a new preview is locked, with a teaser and its " +
+      "cost to unlock. Unknown body fields are 422. 50 previews per hour per organization by default.",
+    body: "SearchPreviewRequest",
+    response: "PreviewUnlockResponse",
+    headers: [...BILLING_HEADERS, "Idempotency-Status"],
+    errors: [401, 403, 404, 409, 422, 429, 503],
+    headerParameters: [
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "A repeat with the same key and body returns the original queryId; the same key while the first runs " +
+          "is 409 IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After; with a different body 422 IDEMPOTENCY_KEY_REUSED.",
+        schema: { type: "string" },
+      },
+    ],
+    handler: async (ctx, deps) => {
+      const a = auth(ctx);
+      const body = parseOr422(previewBody, ctx.request.body);
+      const idempotencyKey = ctx.get("Idempotency-Key");
+      const idempotency =
+        ctx.request.headers["idempotency-key"] !== undefined
+          ? idempotencyRequest(idempotencyKey, ctx.request.body)
+          : undefined;
+      const { input, list } = searchRequestOf(requestedCollections(body), body);
+      const outcome = await deps.search.preview(a, input, idempotency, list);
+      if (outcome.idempotency) ctx.set("Idempotency-Status", outcome.idempotency);
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      ctx.body = previewResponse(outcome);
+    },
+  }),
+  route({
+    method: "post",
+    path: "/api/v1/search/unlock",
+    access: "apiKey",
+    tag: "search",
+    operationId: "searchUnlock",
+    summary: "Pay for previewed results and return them in full",
+    description:
+      "Charges only for rows not already unlocked under the queryId; omit `resultIds` (or send null) to unlock " +
+      "everything. At most 50 images per call. On 503 nothing is charged and nothing unlocks. `maxCost` caps " +
+      "this call: a repeat is a new call that buys the next rows that fit (rows already bought stay free). A row " +
+      "whose document was removed since the preview is 410 RESULT_WITHDRAWN, nothing charged.",
+    body: "UnlockRequest",
+    response: "PreviewUnlockResponse",
+    headers: BILLING_HEADERS,
+    errors: [401, 402, 404, 410, 422, 429, 503],
+    handler: async (ctx, deps) => {
+      const a = auth(ctx);
+      const outcome = await deps.unlock.unlock(a, unlockRequestOf(parseOr422(unlockBody, ctx.request.body)));
+      setBillingHeaders(ctx, a, outcome.billing);
+      ctx.body = unlockResponse(outcome);
+    },
+  }),
+  route({
+    method: "get",
+    path: "/api/v1/search/results/:queryId",
+    access: "apiKey",
+    tag: "search",
+    operationId: "getCachedResult",
+    summary: "Re-fetch a cached result set, free, for 7 days",
+    description:
+      "Rows pass through the unlock ledger: unpaid rows come back as teasers. Same API key as the original search.",
+    query: [
+      ...queryParameters(imageQuery, {
+        includeFigures:
+          "Images for rows already unlocked (rows from a preview; a cached /query response keeps no figures). Free.",
+      }),
+      ...queryParameters(resultsExportQuery, {
+        format:
+          "Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson`: its " +
+          "bibliographic fields, abstract, keywords and MeSH headings, DOI, PMID, PMCID and URL, and its " +
+          "integrity status as a note (a locked preview row exports the same). Free.",
+      }),
+    ],
+    response: {
+      content: { "application/json": { schema: ref("SearchResultsPreviewResponse") }, ...EXPORT_CONTENT },
+      description: "The rows; with `format`, the file",
+    },
+    headers: ["X-Cache", "X-Cache-Expires", ...BILLING_HEADERS],
+    errors: [401, 404, 410, 422],
+    handler: async (ctx, deps) => {
+      const a = auth(ctx);
+      const q = parseOr422(imageQuery, ctx.query);
+      const figures = figureOptionsOf(q);
+      const { format } = parseOr422(resultsExportQuery, ctx.query);
+      // an asynchronous assisted search without its answer yet: how it stands (running, or asking a question)
+      const pending = await deps.assisted.pending(a, ctx.params.queryId!);
+      if (pending) {
         setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-        ctx.status = 202;
-        ctx.body = { queryId: accepted.queryId, status: accepted.status };
+        ctx.body = pending;
         return;
       }
-      answer = accepted.answer;
-    } else {
-      answer = await deps.assisted.start(a, request, { requestId, idempotency });
-    }
-    if (answer.idempotency) ctx.set("Idempotency-Status", answer.idempotency);
-    // figures are free: rendered after the charge, for the delivered rows
-    const rows = answer.rows.map((r) => r.row);
-    const images = await searchFigureImages(rows, deps.figureImages, figureOptionsOf(body));
-    setBillingHeaders(ctx, a, answer.billing);
-    ctx.body = assistedResponse(answer, body.includeMetadata, images);
-    confirmDeliveryWhenFlushed(ctx, answer);
-  });
-
-  /** A charged answer's charge stands once its response is written in full; without that the run refunds it. */
-  const confirmDeliveryWhenFlushed = (ctx: Context, answer: AssistedAnswer) => {
-    if (answer.awaitsDelivery) afterResponseFlushed(ctx, () => void deps.assisted.confirmDelivery(answer.queryId));
-  };
-
-  router.get("/quota", async (ctx) => {
-    const a = auth(ctx);
-    const q = await deps.search.quota(a);
-    setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
-    ctx.body = {
-      dailyLimit: q.dailyLimit,
-      dailyUsed: q.dailyUsed,
-      dailyRemaining: q.dailyRemaining,
-      monthlyLimit: q.monthlyLimit,
-      monthlyUsed: q.monthlyUsed,
-      monthlyRemaining: q.monthlyRemaining,
-    };
-  });
-
+      // the re-fetch of an assisted answer or an alert run is its delivery; 410 once it was refunded or ended
+      // undelivered
+      const refetched = await refetchDelivered(deps, a, ctx.params.queryId!, format ? null : figures);
+      if (format) {
+        setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+        return sendExport(
+          ctx,
+          format,
+          await deps.works.exportRows(refetched.record.payload.rows),
+          `results-${refetched.record.queryId}`,
+        );
+      }
+      ctx.set("X-Cache", "hit");
+      ctx.set("X-Cache-Expires", refetched.cachedUntil.toISOString());
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      ctx.body = resultsBody(refetched);
+    },
+  }),
+  // a catalogue answer: the discovery fields at the top level, free
+  route({
+    method: "get",
+    path: "/api/v1/search/collections/:name/journals",
+    access: "apiKey",
+    tag: "catalogue",
+    operationId: "listJournals",
+    summary: "Journals in the key's scope of a collection",
+    description:
+      "Free. Ranked by h-index, or with `topic` by how much content each journal holds on it: journals whose title " +
+      "names the topic or whose works are classified under a subject naming it (OpenAlex concepts, MeSH headings), " +
+      "else, where none does, by the content a search of the topic finds; each row's `matchedBy` says which. The " +
+      "answer is a catalogue answer (the discovery fields at the top level, `intent` = `journals`). An unreachable " +
+      "or misspelled collection is 403 NO_COLLECTION_ACCESS.",
+    query: queryParameters(journalsQuery),
+    response: "Discovery",
+    headers: BILLING_HEADERS,
+    errors: [401, 403, 422, 429, 503],
+    handler: async (ctx, deps) => {
+      const a = auth(ctx);
+      const q = parseOr422(journalsQuery, ctx.query);
+      deps.search.assertCollectionsReady(a, [ctx.params.name!]);
+      const discovery = await deps.catalogue.journals(a, ctx.params.name!, {
+        topic: q.topic ?? null,
+        publisher: q.publisher,
+        minHIndex: q.min_h_index,
+        limit: q.limit,
+        offset: q.offset,
+      });
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      ctx.body = discovery;
+    },
+  }),
+  // before the {collection} shorthand, so "journal-requests" is never read as a collection name
+  route({
+    method: "post",
+    path: "/api/v1/search/journal-requests",
+    access: "apiKey",
+    tag: "catalogue",
+    operationId: "requestJournal",
+    summary: "Ask for a journal to be added",
+    description: "At least one of `title` and `issn`. Free; takes one slot of the per-minute budget.",
+    body: "JournalRequestInput",
+    status: 201,
+    response: "JournalRequest",
+    headers: BILLING_HEADERS,
+    errors: [401, 422, 429],
+    handler: async (ctx, deps) => {
+      const a = auth(ctx);
+      const request = await deps.catalogue.requestJournal(a, parseOr422(journalRequestBody, ctx.request.body));
+      ctx.status = 201;
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      ctx.body = request;
+    },
+  }),
+  // a fixed path before the {collection} shorthand, so "assisted" is never read as a collection name
+  route({
+    method: "post",
+    path: "/api/v1/search/assisted",
+    access: "apiKey",
+    tag: "search",
+    operationId: "searchAssisted",
+    summary: "Assisted search: understood, planned, searched, verified; only verified rows are charged",
+    description: DESCRIPTIONS.searchAssisted,
+    body: ["AssistedSearchRequest", "AssistedAnswerRequest"],
+    response: "AssistedSearchResponse",
+    headers: [...BILLING_HEADERS, "Idempotency-Status"],
+    errors: [401, 402, 403, 404, 409, 422, 429, 503],
+    headerParameters: [
+      {
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "As on preview: a repeat with the same key and body returns the original answer and queryId, charged " +
+          "once; while the first runs 409 IDEMPOTENCY_KEY_IN_PROGRESS with Retry-After; 410 only when the first " +
+          "ended without an answer (nothing charged).",
+        schema: { type: "string" },
+      },
+    ],
+    handler: async (ctx, deps) => {
+      const a = auth(ctx);
+      const raw = ctx.request.body;
+      const requestId = (ctx.state as RequestState).requestId;
+      if (raw && typeof raw === "object" && "queryId" in raw) {
+        const body = parseOr422(assistedAnswerBody, raw);
+        const answer = await deps.assisted.resume(a, body.queryId, body.answer);
+        setBillingHeaders(ctx, a, answer.billing);
+        ctx.body = assistedResponse(answer, body.includeMetadata);
+        confirmDeliveryWhenFlushed(ctx, deps, answer);
+        return;
+      }
+      const body = parseOr422(assistedBody, raw);
+      const idempotencyKey = ctx.get("Idempotency-Key");
+      const idempotency =
+        ctx.request.headers["idempotency-key"] !== undefined ? idempotencyRequest(idempotencyKey, raw) : undefined;
+      const request = {
+        collections: requestedCollections(body),
+        query: body.query,
+        limit: body.limit,
+        filters: body.filters ?? null,
+        allowClarification: body.allowClarification,
+        ...(body.maxCost !== undefined ? { maxCostMicros: parseCredits(body.maxCost)! } : {}),
+      };
+      let answer: AssistedAnswer;
+      if (body.async === true || /\brespond-async\b/i.test(ctx.get("Prefer"))) {
+        const accepted = await deps.assisted.startAsync(a, request, { requestId, idempotency });
+        if (!("answer" in accepted)) {
+          if (accepted.idempotency) ctx.set("Idempotency-Status", accepted.idempotency);
+          ctx.set("Preference-Applied", "respond-async");
+          ctx.set("Location", `/api/v1/search/results/${accepted.queryId}`);
+          setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+          ctx.status = 202;
+          ctx.body = { queryId: accepted.queryId, status: accepted.status };
+          return;
+        }
+        answer = accepted.answer;
+      } else {
+        answer = await deps.assisted.start(a, request, { requestId, idempotency });
+      }
+      if (answer.idempotency) ctx.set("Idempotency-Status", answer.idempotency);
+      // figures are free: rendered after the charge, for the delivered rows
+      const rows = answer.rows.map((r) => r.row);
+      const images = await searchFigureImages(rows, deps.figureImages, figureOptionsOf(body));
+      setBillingHeaders(ctx, a, answer.billing);
+      ctx.body = assistedResponse(answer, body.includeMetadata, images);
+      confirmDeliveryWhenFlushed(ctx, deps, answer);
+    },
+  }),
+  route({
+    method: "get",
+    path: "/api/v1/search/quota",
+    access: "apiKey",
+    tag: "search",
+    operationId: "getQuota",
+    summary: "The organization's daily and monthly query usage and limits",
+    response: "QuotaInfo",
+    headers: BILLING_HEADERS,
+    errors: [401, 503],
+    handler: async (ctx, deps) => {
+      const a = auth(ctx);
+      const q = await deps.search.quota(a);
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      ctx.body = {
+        dailyLimit: q.dailyLimit,
+        dailyUsed: q.dailyUsed,
+        dailyRemaining: q.dailyRemaining,
+        monthlyLimit: q.monthlyLimit,
+        monthlyUsed: q.monthlyUsed,
+        monthlyRemaining: q.monthlyRemaining,
+      };
+    },
+  }),
   // the shorthand last, so the fixed paths above win; their names in another case are those routes misspelt (paths
   // are case-sensitive), never collections
-  const fixedPostNames = router.stack
-    .filter((layer) => layer.methods.includes("POST"))
-    .map((layer) => String(layer.path).split("/").pop()!);
-  router.post("/:collection", async (ctx) => {
-    const fixed = fixedPostNames.find((name) => name.toLowerCase() === ctx.params.collection!.toLowerCase());
-    if (fixed)
-      throw new ApiError(
-        404,
-        "NOT_FOUND",
-        `no route POST /api/v1/search/${ctx.params.collection}; paths are case-sensitive: POST /api/v1/search/${fixed}`,
+  route({
+    method: "post",
+    path: "/api/v1/search/:collection",
+    access: "apiKey",
+    tag: "search",
+    operationId: "searchCollection",
+    summary: "Search one collection named in the path",
+    description:
+      "Shorthand for /query. A `collection` or `collections` key in the body is 422. `includeImages` is the " +
+      "deprecated alias of `includeFigures`.",
+    body: "CollectionSearchRequest",
+    response: "SearchResponse",
+    headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires"],
+    errors: SEARCH_ERRORS,
+    handler: async (ctx, deps) => {
+      const fixed = fixedPostNames().find((name) => name.toLowerCase() === ctx.params.collection!.toLowerCase());
+      if (fixed)
+        throw new ApiError(
+          404,
+          "NOT_FOUND",
+          `no route POST /api/v1/search/${ctx.params.collection}; paths are case-sensitive: ` +
+            `POST /api/v1/search/${fixed}`,
+        );
+      const raw = ctx.request.body;
+      if (raw && typeof raw === "object" && ("collection" in raw || "collections" in raw)) {
+        throw new ApiError(
+          422,
+          "VALIDATION_ERROR",
+          "the collection is given in the path; remove collection/collections from the body",
+        );
+      }
+      const body = parseOr422(collectionSearchBody, raw);
+      // includeImages is the deprecated alias of includeFigures
+      const figures = figureOptionsOf(body);
+      await runSearch(
+        ctx,
+        deps,
+        searchRequestOf([ctx.params.collection!], snakeListBody(body), body.maxCost),
+        body.includeMetadata,
+        figures,
+        "/{collection}",
       );
-    const raw = ctx.request.body;
-    if (raw && typeof raw === "object" && ("collection" in raw || "collections" in raw)) {
-      throw new ApiError(
-        422,
-        "VALIDATION_ERROR",
-        "the collection is given in the path; remove collection/collections from the body",
-      );
-    }
-    const body = parseOr422(collectionSearchBody, raw);
-    // includeImages is the deprecated alias of includeFigures
-    const figures = figureOptionsOf(body);
-    await runSearch(
-      ctx,
-      searchRequestOf([ctx.params.collection!], snakeListBody(body), body.maxCost),
-      body.includeMetadata,
-      figures,
-      "/{collection}",
-    );
-  });
-
-  return router;
-}
+    },
+  }),
+];

@@ -1,0 +1,32 @@
+// The OpenAPI document the service serves: the operations the route groups declare beside their handlers, with the
+// shared components (src/http/openapi/document.ts).
+import { documentOf } from "./openapi/document.js";
+import type { Operation } from "./openapi/operation.js";
+import { operationOf, type RouteDeclaration } from "./routeDeclaration.js";
+import { ALERT_ROUTES } from "./routes/alertRoutes.js";
+import { AUTHORS_ROUTES } from "./routes/authorsRoutes.js";
+import { MCP_ROUTES } from "./routes/mcpRoutes.js";
+import { SEARCH_ROUTES } from "./routes/searchRoutes.js";
+import { TOOL_ROUTES } from "./routes/toolRoutes.js";
+import { WORKS_ROUTES } from "./routes/worksRoutes.js";
+import { WEBHOOK_ROUTES } from "./routes/webhookRoutes.js";
+
+/** Every declared route, group by group, in the order the document lists them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each group's handlers read their own dependencies
+export const DECLARED_ROUTES: readonly (readonly RouteDeclaration<any>[])[] = [
+  SEARCH_ROUTES,
+  WORKS_ROUTES,
+  AUTHORS_ROUTES,
+  WEBHOOK_ROUTES,
+  ALERT_ROUTES,
+  TOOL_ROUTES,
+  MCP_ROUTES,
+];
+
+export function declaredOperations(): Operation[] {
+  return DECLARED_ROUTES.flatMap((routes) => routes.map(operationOf));
+}
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  return documentOf(declaredOperations());
+}
