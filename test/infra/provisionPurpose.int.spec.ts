@@ -39,9 +39,10 @@ describe("scripts/provision.sh --for", () => {
       onnx: "model.dequantized.onnx",
     });
     const installed = await readdir(cache);
-    for (const testsOnly of ["opensearch", "temporal-test-server", "m2", "model.json", "venv-redpine-sdk"])
-      expect(installed, testsOnly).not.toContain(testsOnly);
-    expect(run.output).not.toMatch(/opensearch|postgresql|chromium|qemu|redpine/i);
+    const testsOnly = ["opensearch", "temporal-test-server", "m2", "model.json", "venv-redpine-sdk", "llama-server"];
+    for (const name of [...testsOnly, "llama-server.json", "venv-llama-server"])
+      expect(installed, name).not.toContain(name);
+    expect(run.output).not.toMatch(/opensearch|postgresql|chromium|qemu|redpine|llama/i);
   }, 320_000);
 
   it("refuses a purpose it does not know, naming the ones it does", async () => {

@@ -1,0 +1,75 @@
+// A real embedding server serving the service's model: llama.cpp's llama-server (OpenAI-compatible /v1/embeddings,
+// [CLS] pooling) over the GGUF file provisioning converts from model.dequantized.onnx
+// (scripts/provision-llama-server.sh writes both and $LITSEARCH_CACHE/llama-server.json). Started on a free port;
+// throws, naming the fix, when it was not provisioned, so a test that needs it fails rather than skips.
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { cacheDirFrom } from "../../src/app/config.js";
+import { findFreePort } from "../../src/infra/freePort.js";
+
+/** The name the server answers with (EMBEDDING_MODEL): the model's Hugging Face name. */
+export const LLAMA_SERVED_MODEL = "BAAI/bge-small-en-v1.5";
+
+export interface LlamaServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+interface LlamaManifest {
+  server: string;
+  gguf: string;
+  args: string[];
+}
+
+export function llamaServerManifest(cacheDir = cacheDirFrom(process.env)): LlamaManifest {
+  const path = join(cacheDir, "llama-server.json");
+  if (!existsSync(path))
+    throw new Error(
+      `${path} is missing: run npm run provision (scripts/provision-llama-server.sh builds llama-server)`,
+    );
+  const manifest = JSON.parse(readFileSync(path, "utf8")) as LlamaManifest;
+  for (const file of [manifest.server, manifest.gguf])
+    if (!existsSync(file)) throw new Error(`${file} is missing: run npm run provision again`);
+  return manifest;
+}
+
+/**
+ * Starts llama-server with `threads` compute threads and `parallel` request slots (each slot holds one text of up to
+ * 512 word pieces) and waits until /health answers 200.
+ */
+export async function startLlamaServer(options: { threads?: number; parallel?: number } = {}): Promise<LlamaServer> {
+  const manifest = llamaServerManifest();
+  const port = await findFreePort();
+  const parallel = options.parallel ?? 4;
+  const args = [
+    ...["--model", manifest.gguf, ...manifest.args, "--alias", LLAMA_SERVED_MODEL],
+    ...["--host", "127.0.0.1", "--port", String(port), "--threads", String(options.threads ?? 2)],
+    ...["--parallel", String(parallel), "--ctx-size", String(512 * parallel), "--batch-size", "2048"],
+    ...["--ubatch-size", "512", "--flash-attn", "off", "--no-webui"],
+  ];
+  const child: ChildProcess = spawn(manifest.server, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  child.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString("utf8")).slice(-4000)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`llama-server exited (${child.exitCode}) before serving:\n${log}`);
+    const health = await fetch(`${url}/health`).catch(() => undefined);
+    if (health?.status === 200) break;
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`llama-server did not become healthy within 60 s:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
