@@ -657,7 +657,7 @@ async function connectTemporal(
  * The ready collections some of whose chunks have no vector yet (their vector backfill runs: an ingestion with
  * vectors: backfill), each with the share that has one; a collection whose engine cannot tell is left out.
  */
-async function vectorsBackfilling(
+export async function vectorsBackfilling(
   engine: SearchEngine,
   collections: readonly string[],
 ): Promise<Array<{ collection: string; vectorShare: number }>> {
@@ -690,14 +690,18 @@ function healthChecks(
       },
       search: () => engine.ping(),
     },
-    readinessDetails: async () => ({
-      searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : "exact",
-      collections: readiness.summary(),
-      vectorsBackfilling: await vectorsBackfilling(
+    readinessDetails: async () => {
+      const backfilling = await vectorsBackfilling(
         engine,
         readiness.summary().ready.filter((name) => withVectors(name)),
-      ),
-    }),
+      );
+      return {
+        searchKnn: engine.vectorSearchMode ? await engine.vectorSearchMode() : "exact",
+        collections: readiness.summary(),
+        // only while a backfill runs: a fully vectored service answers as it always has
+        ...(backfilling.length > 0 ? { vectorsBackfilling: backfilling } : {}),
+      };
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IngestionActivityDeps } from "../../activities/ingestion.js";
 import { createCollectionWriters } from "../../activities/collectionWriters.js";
 import { createVectorBackfillActivities } from "../../activities/vectorBackfill.js";
+import { vectorsBackfilling } from "../../src/app/composition.js";
 import { ingestInProcess } from "../../src/app/ingestInProcess.js";
 import { DEFAULT_DATA_ROOT } from "../../src/app/config.js";
 import { createCollectionCatalog, type PlainCollection } from "../../src/domain/collectionDefinitions.js";
@@ -151,6 +152,10 @@ describe.each(["embedded", "opensearch"])("a hybrid ingestion with its vectors b
     const share = vectorShare(first.coverage);
     expect(share).toBeCloseTo(10 / deferred.chunks, 6);
     expect(await engine.vectorCoverage("deferred")).toEqual({ chunks: deferred.chunks, withVectors: 10 });
+    // /readyz lists the collection being backfilled with its share, and not the one embedded at commit
+    expect(await vectorsBackfilling(engine, ["deferred", "at-commit"])).toEqual([
+      { collection: "deferred", vectorShare: Math.floor(share * 1000) / 1000 },
+    ]);
     for (const mode of ["dense", "hybrid"] as const)
       expect((await rows(engine, "deferred", mode, QUERIES[1]!)).length).toBe(10);
 
@@ -175,6 +180,7 @@ describe.each(["embedded", "opensearch"])("a hybrid ingestion with its vectors b
     while (batch.embedded + batch.skipped > 0)
       batch = await resumed.backfillVectors({ collection: "deferred", batchSize: 16 });
     expect(batch.coverage).toEqual({ chunks: deferred.chunks, withVectors: deferred.chunks });
+    expect(await vectorsBackfilling(engine, ["deferred", "at-commit"])).toEqual([]);
     // every chunk embedded once, but for the killed batch's (re-embedded into the same vectors)
     expect(embedded).toBe(deferred.chunks + 10);
 
