@@ -22,6 +22,7 @@ import { createOpenSearchEngine } from "../../src/retrieval/engines/opensearch/o
 import { vectorShare, type RetrievalMode, type SearchEngine, type SearchHit } from "../../src/retrieval/port.js";
 import { loadProvisionedManifest } from "../embedding/provisionedModel.js";
 import { requireComponent } from "../setup/components.js";
+import { plainCollection } from "../support/operatorContent.js";
 import { freshStore } from "../support/stores.js";
 
 const DOCUMENTS = 24;
@@ -36,19 +37,7 @@ const engines: Array<{ name: string; engine: SearchEngine }> = [];
 
 function collection(name: string): PlainCollection {
   const catalog = createCollectionCatalog({
-    collections: [
-      {
-        name,
-        displayName: name,
-        description: null,
-        kind: "scholarly",
-        retrieval: "hybrid",
-        pricePer1000: "0.010",
-        openAccessOnly: false,
-        scanFilterable: true,
-        source: { reader: "beir", files: ["mini/corpus.jsonl"] },
-      },
-    ],
+    collections: [plainCollection(name, "beir", ["mini/corpus.jsonl"])],
     metaCollections: [],
   });
   const entry = catalog.resolveCollection(name);
