@@ -6,7 +6,7 @@ import { jsonBody } from "./jsonBody.js";
 import { requestTargetText } from "./requestText.js";
 import { apiKeyAuthentication, operatorAuthentication } from "./authentication.js";
 import { SEARCH_ROUTES, type SearchRouteDeps } from "./routes/searchRoutes.js";
-import { adminRoutes, streamsBody } from "./routes/adminRoutes.js";
+import { ADMIN_ROUTES, streamsBody } from "./routes/adminRoutes.js";
 import { TOOL_ROUTES, type ToolRouteDeps } from "./routes/toolRoutes.js";
 import { WORKS_ROUTES, type WorksRouteDeps } from "./routes/worksRoutes.js";
 import { AUTHORS_ROUTES, type AuthorsRouteDeps } from "./routes/authorsRoutes.js";
@@ -14,8 +14,8 @@ import { WEBHOOK_ROUTES, type WebhookRouteDeps } from "./routes/webhookRoutes.js
 import { ALERT_ROUTES, type AlertRouteDeps } from "./routes/alertRoutes.js";
 import { declaredGroup, type AccessChecks } from "./routeDeclaration.js";
 import { MCP_ROUTES, type McpRouteDeps } from "./routes/mcpRoutes.js";
-import { healthRoutes, type ReadinessCheck, type ReadinessDetails } from "./routes/healthRoutes.js";
-import { docsRoutes } from "./routes/docsRoutes.js";
+import { HEALTH_ROUTES, type HealthRouteDeps } from "./routes/healthRoutes.js";
+import { DOCS_ROUTES, docsRouteDeps } from "./routes/docsRoutes.js";
 import { buildOpenApiDocument } from "./openApiDocument.js";
 import { routedOperations, type RoutedOperation } from "./openapi/routedOperations.js";
 import type { Authenticate } from "../usecases/auth/authenticate.js";
@@ -25,7 +25,13 @@ import { canonicalPath } from "./canonicalPath.js";
 import { securityHeaders } from "./securityHeaders.js";
 import { crossOriginAccess } from "./cors.js";
 import { IpLimiter } from "./ipLimiter.js";
-import { dashboardOpenRoutes, dashboardRoutes, type DashboardRouteDeps } from "./routes/dashboardRoutes.js";
+import {
+  dashboardMemberRoutes,
+  dashboardOpenRoutes,
+  dashboardOperatorRoutes,
+  dashboardShell,
+  type DashboardRouteDeps,
+} from "./routes/dashboardRoutes.js";
 import { dashboardAccess } from "./dashboardAccess.js";
 import type { Members } from "../usecases/members/members.js";
 import type { ConsoleData } from "../usecases/dashboard/consoleData.js";
@@ -40,7 +46,8 @@ export interface AppDeps
     WorksRouteDeps,
     AuthorsRouteDeps,
     WebhookRouteDeps,
-    AlertRouteDeps {
+    AlertRouteDeps,
+    HealthRouteDeps {
   log: Logger;
   /** the key and organization of a presented key's hash (every API-key route starts here) */
   authenticate: Authenticate;
@@ -48,9 +55,6 @@ export interface AppDeps
   adminToken: string;
   /** the service clock: the per-IP limiter's windows run on it, so tests move time instead of waiting */
   clock: () => Date;
-  readiness: Record<string, ReadinessCheck>;
-  /** shown as /readyz details (how vector search runs, ...) */
-  readinessDetails?: ReadinessDetails;
   /** request body limit; filters may legitimately carry tens of thousands of values */
   bodyLimitBytes?: number;
   /** proxies whose X-Forwarded-For entries are trusted for the client address; 0 (default): the socket's address */
@@ -131,13 +135,22 @@ export function createApp(deps: AppDeps): Koa {
       now,
     }),
   };
+  const consoleChecks: AccessChecks = {
+    dashboardOpen: dashboard.dashboardAccess.open,
+    session: dashboard.dashboardAccess.signedIn,
+    // the operator pages also refuse a member's session in their handlers
+    operatorPage: dashboard.dashboardAccess.signedIn,
+  };
+  const signedInUse = [dashboardShell, dashboard.dashboardAccess.csrfGuard];
   const mounted: RouteGroup[] = [
-    { router: healthRoutes(deps.readiness, deps.readinessDetails), access: "public" },
-    { router: docsRoutes(buildOpenApiDocument()), access: "public" },
-    { router: adminRoutes(deps.operations, deps.publicUrl), access: requireOperator },
-    // every dashboard route is behind the per-IP limiter, the routes before sign-in too
-    { router: dashboardOpenRoutes(dashboard), access: dashboard.dashboardAccess.open, forms: true },
-    { router: dashboardRoutes(dashboard), access: dashboard.dashboardAccess.signedIn, forms: true },
+    declaredGroup(HEALTH_ROUTES, deps, declared),
+    declaredGroup(DOCS_ROUTES, docsRouteDeps(buildOpenApiDocument()), declared),
+    declaredGroup(ADMIN_ROUTES, deps, declared),
+    // every console route is behind the per-IP limiter, the routes before sign-in too; the signed-in ones check the
+    // session's CSRF token
+    declaredGroup(dashboardOpenRoutes(dashboard), undefined, consoleChecks, { forms: true, use: [dashboardShell] }),
+    declaredGroup(dashboardMemberRoutes(dashboard), undefined, consoleChecks, { forms: true, use: signedInUse }),
+    declaredGroup(dashboardOperatorRoutes(dashboard), undefined, consoleChecks, { forms: true, use: signedInUse }),
     declaredGroup(SEARCH_ROUTES, deps, declared, { crossOrigin: true }),
     declaredGroup(TOOL_ROUTES, deps, declared, { crossOrigin: true }),
     declaredGroup(WORKS_ROUTES, deps, declared, { crossOrigin: true }),

@@ -10,6 +10,18 @@ import { SEARCH_ROUTES } from "./routes/searchRoutes.js";
 import { TOOL_ROUTES } from "./routes/toolRoutes.js";
 import { WORKS_ROUTES } from "./routes/worksRoutes.js";
 import { WEBHOOK_ROUTES } from "./routes/webhookRoutes.js";
+import { HEALTH_ROUTES } from "./routes/healthRoutes.js";
+import { DOCS_ROUTES } from "./routes/docsRoutes.js";
+import { ADMIN_ROUTES } from "./routes/adminRoutes.js";
+import {
+  dashboardMemberRoutes,
+  dashboardOpenRoutes,
+  dashboardOperatorRoutes,
+  type DashboardRouteDeps,
+} from "./routes/dashboardRoutes.js";
+
+/** The console's declarations as the document lists them: their handlers read the dependencies only when called. */
+const LISTED_ONLY = {} as DashboardRouteDeps;
 
 /** Every declared route, group by group, in the order the document lists them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each group's handlers read their own dependencies
@@ -21,6 +33,12 @@ export const DECLARED_ROUTES: readonly (readonly RouteDeclaration<any>[])[] = [
   ALERT_ROUTES,
   TOOL_ROUTES,
   MCP_ROUTES,
+  ADMIN_ROUTES,
+  HEALTH_ROUTES,
+  DOCS_ROUTES,
+  dashboardOpenRoutes(LISTED_ONLY),
+  dashboardMemberRoutes(LISTED_ONLY),
+  dashboardOperatorRoutes(LISTED_ONLY),
 ];
 
 export function declaredOperations(): Operation[] {

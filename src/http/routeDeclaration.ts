@@ -30,14 +30,25 @@ export function operationOf<Deps>({ handler: _handler, ...route }: RouteDeclarat
   return { ...route, path: openApiPath(route.path) };
 }
 
-/** A router serving the declared routes in the order they are declared (the order decides which path matches first). */
-export function routerOf<Deps>(routes: readonly RouteDeclaration<Deps>[], deps: Deps): Router {
+/**
+ * A router serving the declared routes in the order they are declared (the order decides which path matches first);
+ * `use` runs before the handler of each route it matches (a page shell, a CSRF check).
+ */
+export function routerOf<Deps>(
+  routes: readonly RouteDeclaration<Deps>[],
+  deps: Deps,
+  use: readonly Middleware[] = [],
+): Router {
   const router = new Router({ sensitive: true, strict: true });
+  for (const middleware of use) router.use(middleware);
   for (const route of routes) router[route.method](route.path, (ctx) => route.handler(ctx, deps));
   return router;
 }
 
-/** The middleware each kind of access requires: an API key, the operator token, or none. */
+/**
+ * The middleware each kind of access requires: an API key, the operator token, none, or the console's (no credential
+ * behind the per-IP limiter, a session).
+ */
 export type AccessChecks = Partial<Record<Operation["access"], Middleware | "public">>;
 
 /**
@@ -48,11 +59,11 @@ export function declaredGroup<Deps>(
   routes: readonly RouteDeclaration<Deps>[],
   deps: Deps,
   checks: AccessChecks,
-  options: Omit<RouteGroup, "router" | "access"> = {},
+  { use, ...options }: Omit<RouteGroup, "router" | "access"> & { use?: readonly Middleware[] } = {},
 ): RouteGroup {
   const kinds = [...new Set(routes.map((r) => r.access))];
   const access = kinds.length === 1 ? checks[kinds[0]!] : undefined;
   if (!access)
     throw new Error(`routes ${routes.map((r) => `${r.method} ${r.path}`).join(", ")} declare access ${kinds}`);
-  return { router: routerOf(routes, deps), access, ...options };
+  return { router: routerOf(routes, deps, use), access, ...options };
 }

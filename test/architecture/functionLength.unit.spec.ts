@@ -12,8 +12,6 @@ const FOLDERS = ["src", "workflows", "activities", "projections"];
 /** Functions over the limit today, "file name": lines; split one and remove it here. */
 const STILL_LONG: Record<string, number> = {
   "src/usecases/search/searchService.ts createSearchService": 496,
-  "src/http/openapi/document.ts dashboardOperations": 375,
-  "src/http/routes/dashboardRoutes.ts dashboardRoutes": 324,
   "activities/ingestion.ts createIngestionActivities": 254,
   "src/usecases/works/works.ts createWorks": 241,
 };

@@ -3,9 +3,13 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestService, sliceDataRoot, type TestService } from "../support/testService.js";
-import { adminRoutes } from "../../src/http/routes/adminRoutes.js";
-import type { Operations } from "../../src/usecases/operator/operations.js";
-import { dashboardRoutes, type DashboardRouteDeps } from "../../src/http/routes/dashboardRoutes.js";
+import { ADMIN_ROUTES } from "../../src/http/routes/adminRoutes.js";
+import { routerOf } from "../../src/http/routeDeclaration.js";
+import {
+  dashboardMemberRoutes,
+  dashboardOperatorRoutes,
+  type DashboardRouteDeps,
+} from "../../src/http/routes/dashboardRoutes.js";
 import { rawRequest, type RawResponse } from "./rawRequest.js";
 
 /**
@@ -71,9 +75,9 @@ afterAll(async () => {
   await svc?.close();
 });
 
-/** Every operator route, read from the router itself so a new route is covered without editing this test. */
+/** Every operator route, read from the router its declarations build: a new route is covered without editing this. */
 function operatorRoutes(): { method: string; path: string }[] {
-  const router = adminRoutes({} as Operations);
+  const router = routerOf(ADMIN_ROUTES, { operations: {} as never });
   return router.stack.flatMap((layer) =>
     layer.methods.map((method) => ({
       method,
@@ -84,7 +88,9 @@ function operatorRoutes(): { method: string; path: string }[] {
 
 /** Every signed-in dashboard route, read from its router like the operator's. */
 function signedInDashboardRoutes(): { method: string; path: string }[] {
-  return dashboardRoutes({} as DashboardRouteDeps).stack.flatMap((layer) =>
+  const deps = {} as DashboardRouteDeps;
+  const declared = [...dashboardMemberRoutes(deps), ...dashboardOperatorRoutes(deps)];
+  return routerOf(declared, undefined).stack.flatMap((layer) =>
     layer.methods
       .filter((m) => m !== "HEAD")
       .map((method) => ({

@@ -1,20 +1,11 @@
-// Each route declared once: every route the app registers under a declared group comes from a declaration carrying
-// its OpenAPI words, and every declaration is a route the app serves. The groups not declared that way yet are listed
-// below; the list may only shrink.
+// Each route declared once: every route the app serves comes from a declaration carrying its access and its OpenAPI
+// words, and every declaration is a route the app serves. A group is mounted with the check its one access requires:
+// a declaration without access, or a group mixing kinds, is refused at start.
 import { describe, expect, it } from "vitest";
 import pino from "pino";
 import { appRoutes, createApp, type AppDeps } from "../../src/http/app.js";
 import { DECLARED_ROUTES, declaredOperations } from "../../src/http/openApiDocument.js";
-
-/** Paths still routed by hand and described in src/http/openapi/document.ts (issue 50): may only shrink. */
-const NOT_YET_DECLARED = [
-  /^\/admin\/v1\//,
-  /^\/dashboard(\/|$)/,
-  /^\/favicon\.ico$/,
-  /^\/(healthz|readyz)$/,
-  /^\/(openapi\.json|docs)$/,
-  /^\/docs\/assets\//,
-];
+import { declareRoute, declaredGroup, type AccessChecks } from "../../src/http/routeDeclaration.js";
 
 const appForRoutes = () =>
   createApp({
@@ -28,11 +19,9 @@ describe("route declarations", () => {
   const routed = appRoutes(appForRoutes()).map((r) => `${r.method} ${r.path}`);
   const declared = declaredOperations().map((op) => `${op.method.toUpperCase()} ${op.path}`);
 
-  it("every route the app registers is declared, but for the groups still routed by hand", () => {
-    const undeclared = routed.filter((r) => !declared.includes(r));
-    expect(undeclared.filter((r) => !NOT_YET_DECLARED.some((p) => p.test(r.split(" ")[1]!)))).toEqual([]);
-    // every /api/v1 route is declared
-    expect(undeclared.filter((r) => r.includes(" /api/v1/"))).toEqual([]);
+  it("every served route is declared, once", () => {
+    expect(routed.filter((r) => !declared.includes(r))).toEqual([]);
+    expect(new Set(routed).size).toBe(routed.length);
   });
 
   it("every declaration is a route the app serves, once", () => {
@@ -46,9 +35,76 @@ describe("route declarations", () => {
       expect(op.operationId, `${op.method} ${op.path}`).toMatch(/^[a-z][A-Za-z]+$/);
       expect(op.summary.length, op.operationId).toBeGreaterThan(5);
       expect(op.tag && op.access && op.response, op.operationId).toBeTruthy();
-      expect(op.errors.length, op.operationId).toBeGreaterThan(0);
+      // a public route (health, docs) may answer nothing but its document; every other one has its refusals
+      if (op.access !== "public") expect(op.errors.length, op.operationId).toBeGreaterThan(0);
     }
     expect(new Set(ops.map((op) => op.operationId)).size).toBe(ops.length);
     expect(DECLARED_ROUTES.length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe("each route's access, as an attacker would probe it", () => {
+  const ops = declaredOperations();
+  const where = (test: (path: string) => boolean) => ops.filter((op) => test(op.path));
+  /** The console's routes a visitor reaches before signing in: sign-in, invites, the pages' files, the icon. */
+  const OPEN = /^\/(dashboard\/(login|operator\/login|invite\/\{token\}|assets\/\{file\})|favicon\.ico)$/;
+
+  it("every operator route needs the operator token", () => {
+    const operator = where((p) => p.startsWith("/admin/v1/"));
+    expect(operator.length).toBeGreaterThan(40);
+    expect(operator.filter((op) => op.access !== "operator").map((op) => op.operationId)).toEqual([]);
+  });
+
+  it("every console route needs a session (CSRF-checked on a POST) but sign-in, invites and the pages' files", () => {
+    const console = where((p) => p.startsWith("/dashboard") || p === "/favicon.ico");
+    expect(console.length).toBeGreaterThan(50);
+    for (const op of console)
+      expect(op.access, `${op.method} ${op.path}`).toBe(
+        OPEN.test(op.path) ? "dashboardOpen" : op.path.startsWith("/dashboard/operator") ? "operatorPage" : "session",
+      );
+  });
+
+  it("public routes are the health checks and the document, nothing else", () => {
+    expect(
+      where(() => true)
+        .filter((op) => op.access === "public")
+        .map((op) => op.path),
+    ).toEqual(expect.arrayContaining(["/healthz", "/readyz", "/openapi.json", "/docs", "/docs/assets/{file}"]));
+    expect(ops.filter((op) => op.access === "public").length).toBe(5);
+  });
+});
+
+describe("a route group's access, decided at start", () => {
+  const route = (path: string, access: string) =>
+    declareRoute({
+      method: "get",
+      path,
+      tag: "docs",
+      access: access as "public",
+      operationId: "probe",
+      summary: "A probe route",
+      response: "Liveness",
+      errors: [],
+      handler: (ctx) => {
+        ctx.body = "reached";
+      },
+    });
+  const checks: AccessChecks = { apiKey: async () => undefined, operator: async () => undefined, public: "public" };
+
+  it("refuses a declaration without access, or with an access the app has no check for", () => {
+    expect(() => declaredGroup([route("/a", undefined as unknown as string)], {}, checks)).toThrow(/declare access/);
+    expect(() => declaredGroup([route("/a", "session")], {}, checks)).toThrow(/get \/a declare access session/);
+  });
+
+  it("refuses a group whose routes mix access kinds: an operator route cannot ride a public group", () => {
+    expect(() => declaredGroup([route("/a", "public"), route("/admin/v1/b", "operator")], {}, checks)).toThrow(
+      /get \/a, get \/admin\/v1\/b declare access public,operator/,
+    );
+    expect(() => declaredGroup([route("/a", "apiKey"), route("/b", "operator")], {}, checks)).toThrow();
+  });
+
+  it("mounts a group of one access with that access's check", () => {
+    expect(declaredGroup([route("/a", "operator")], {}, checks).access).toBe(checks.operator);
+    expect(declaredGroup([route("/a", "public")], {}, checks).access).toBe("public");
   });
 });

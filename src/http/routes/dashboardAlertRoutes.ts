@@ -1,8 +1,8 @@
 // /dashboard/alerts: the organization's alerts for its members (list, create, show with runs, pause, resume, delete),
-// the use case of /api/v1/alerts with the member as actor. Registered on the signed-in dashboard router, so every
+// the use case of /api/v1/alerts with the member as actor. Declared in the signed-in console group, so every
 // action is behind the session and its CSRF check; an alert of another organization reads as not found.
 import { mayUseKey } from "../../usecases/playground/playgroundRules.js";
-import type Router from "@koa/router";
+import { consoleRoutes, consolePage, consoleForm, type DashboardRoute } from "./dashboardDeclaration.js";
 import type { Context } from "koa";
 import { parseOr422, csrfOnlyForm, dashboardAlertForm } from "../../wire/schemas.js";
 import { toApiError } from "../../wire/errors.js";
@@ -71,11 +71,8 @@ function alertRequestOfForm(form: z.output<typeof dashboardAlertForm>): AlertReq
   };
 }
 
-export function registerDashboardAlertRoutes(
-  router: Router,
-  depsOf: () => DashboardNotificationDeps,
-  h: DashboardHelpers,
-): void {
+export function dashboardAlertRoutes(depsOf: () => DashboardNotificationDeps, h: DashboardHelpers): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
   /** The live keys a member may pay runs with: an owner any, a member those they created. */
   const choicesOf = async (member: Member): Promise<AlertFormChoices> => {
     const deps = depsOf();
@@ -94,13 +91,24 @@ export function registerDashboardAlertRoutes(
     h.page(ctx, alertsPage(h.viewer(ctx), await depsOf().alerts.list(member.orgId), choices, { error, input }), status);
   };
 
-  router.get(
-    "/dashboard/alerts",
+  on(
+    consolePage("/dashboard/alerts", "dashboardAlerts", "The organization's alerts, with the form that creates one"),
     h.memberPage((ctx, member) => listPage(ctx, member)),
   );
 
-  router.post(
-    "/dashboard/alerts",
+  on(
+    consoleForm(
+      "/dashboard/alerts",
+      "dashboardCreateAlert",
+      "Create an alert paid by one of the organization's live keys",
+      "DashboardAlertForm",
+      "Alert",
+      "The fields of POST /api/v1/alerts as form text (collections comma-separated) and `key`, the live key that " +
+        "pays its runs: an owner may choose any live key of the organization, a member the keys they created " +
+        "(422 otherwise). Takes one request of the organization's per-minute budget, as the API's creation does. " +
+        "A browser is redirected to the alert's page.",
+      201,
+    ),
     h.memberPage(async (ctx, member) => {
       const created = await refusedOnPage(
         ctx,
@@ -121,16 +129,38 @@ export function registerDashboardAlertRoutes(
     }),
   );
 
-  router.get(
-    "/dashboard/alerts/:alertId",
+  on(
+    consolePage(
+      "/dashboard/alerts/:alertId",
+      "dashboardAlert",
+      "An alert with its runs: status, works delivered, charge, queryId",
+    ),
     h.memberPage(async (ctx, member) => {
       h.page(ctx, alertPage(h.viewer(ctx), await depsOf().alerts.get(member.orgId, ctx.params.alertId!)));
     }),
   );
 
+  const WORDS = {
+    pause: consoleForm(
+      "/dashboard/alerts/:alertId/pause",
+      "dashboardPauseAlert",
+      "Pause an alert",
+      "CsrfOnlyForm",
+      "Alert",
+      "Any member; an alert of another organization is 404.",
+    ),
+    resume: consoleForm(
+      "/dashboard/alerts/:alertId/resume",
+      "dashboardResumeAlert",
+      "Resume a paused alert",
+      "CsrfOnlyForm",
+      "Alert",
+      "Any member; an alert of another organization is 404.",
+    ),
+  };
   for (const action of ["pause", "resume"] as const) {
-    router.post(
-      `/dashboard/alerts/:alertId/${action}`,
+    on(
+      WORDS[action],
       h.memberPage(async (ctx, member) => {
         parseOr422(csrfOnlyForm, ctx.request.body);
         const alert = await depsOf().alerts[action](member.orgId, ctx.params.alertId!, actorOf(member));
@@ -139,12 +169,20 @@ export function registerDashboardAlertRoutes(
     );
   }
 
-  router.post(
-    "/dashboard/alerts/:alertId/delete",
+  on(
+    consoleForm(
+      "/dashboard/alerts/:alertId/delete",
+      "dashboardDeleteAlert",
+      "Delete an alert",
+      "CsrfOnlyForm",
+      "AlertDeleted",
+      "Any member; its schedule goes with it and its runs stay in the ledger. An alert of another organization is 404.",
+    ),
     h.memberPage(async (ctx, member) => {
       parseOr422(csrfOnlyForm, ctx.request.body);
       const removed = await depsOf().alerts.remove(member.orgId, ctx.params.alertId!, actorOf(member));
       h.done(ctx, "/dashboard/alerts", removed);
     }),
   );
+  return routes;
 }

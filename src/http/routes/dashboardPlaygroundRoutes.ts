@@ -1,8 +1,8 @@
 // /dashboard/playground: a member previews as one of their keys, ticks rows, sees their cost, and unlocks them, paid by
-// that key through the API's own preview and unlock use cases (the playground use case). Registered on the signed-in
-// dashboard router: every post is behind the session and its CSRF check. A refusal shows the page again with the
+// that key through the API's own preview and unlock use cases (the playground use case). Declared in the signed-in
+// console group: every post is behind the session and its CSRF check. A refusal shows the page again with the
 // reason and the form as typed; a script gets the error envelope.
-import type Router from "@koa/router";
+import { consoleRoutes, consolePage, consoleForm, type DashboardRoute } from "./dashboardDeclaration.js";
 import type { Context } from "koa";
 import {
   parseOr422,
@@ -33,11 +33,11 @@ interface DashboardPlaygroundDeps {
   catalog: CollectionCatalog;
 }
 
-export function registerDashboardPlaygroundRoutes(
-  router: Router,
+export function dashboardPlaygroundRoutes(
   depsOf: () => DashboardPlaygroundDeps,
   h: DashboardHelpers,
-): void {
+): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
   /** The page with the member's keys and what they reach, and whatever the request led to. */
   const show = async (ctx: Context, member: Member, view: Partial<PlaygroundView> = {}, status = 200) => {
     const { playground, catalog } = depsOf();
@@ -70,13 +70,22 @@ export function registerDashboardPlaygroundRoutes(
     }
   };
 
-  router.get(
-    "/dashboard/playground",
+  on(
+    consolePage("/dashboard/playground", "dashboardPlayground", "Playground: run a preview as one of your keys"),
     h.memberPage((ctx, member) => show(ctx, member)),
   );
 
-  router.post(
-    "/dashboard/playground",
+  on(
+    consoleForm(
+      "/dashboard/playground",
+      "dashboardPlaygroundPreview",
+      "Run a preview as one of the organization's keys",
+      "DashboardPlaygroundForm",
+      "PlaygroundPreview",
+      "The fields of POST /api/v1/search/preview as form text (collections comma-separated, filters as JSON) and " +
+        "`key`, the key it runs as: an owner any unrevoked key of the organization, a member the keys they created " +
+        "(422 otherwise). Free, within the organization's previews per hour and the key's collections.",
+    ),
     h.memberPage(async (ctx, member) => {
       const { _csrf: _, ...form } = parseOr422(dashboardPlaygroundForm, ctx.request.body);
       const result = await onPage(
@@ -95,8 +104,18 @@ export function registerDashboardPlaygroundRoutes(
     }),
   );
 
-  router.post(
-    "/dashboard/playground/unlock",
+  on(
+    consoleForm(
+      "/dashboard/playground/unlock",
+      "dashboardPlaygroundUnlock",
+      "Quote, then unlock, ticked rows of a playground preview",
+      "DashboardPlaygroundUnlockForm",
+      "PlaygroundUnlock",
+      "Without `confirm`: the cost of the ticked rows (`row_1` … `row_30`, each a result id), nothing charged. " +
+        "With `confirm` (the cost confirmed, in credits, the most it may charge): the unlock of POST " +
+        "/api/v1/search/unlock paid by the preview's key, its cap and the organization's balance and limits " +
+        "applying, recorded with the member as actor. A preview of another key or organization is 404.",
+    ),
     h.memberPage(async (ctx, member) => {
       const form = parseOr422(dashboardPlaygroundUnlockForm, ctx.request.body);
       const selected = selectedRowIds(form as Record<string, string | undefined>);
@@ -160,4 +179,5 @@ export function registerDashboardPlaygroundRoutes(
       });
     }),
   );
+  return routes;
 }

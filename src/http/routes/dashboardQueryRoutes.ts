@@ -1,10 +1,18 @@
 // /dashboard/queries and /dashboard/works: the organization's recent searches and previews (filtered), one query's rows
 // owned or locked with "unlock selected" through the playground's quote, confirmation and unlock (the same use case,
 // so the same ledger, caps and limits), and a work's page with its references and citing works, read as one of the
-// member's keys through the works use cases of GET /api/v1/works/…. Registered on the signed-in dashboard router:
+// member's keys through the works use cases of GET /api/v1/works/…. Declared in the signed-in console group:
 // every post is behind the session and its CSRF check.
-import type Router from "@koa/router";
+import {
+  consoleRoutes,
+  consolePage,
+  consoleForm,
+  consoleOp,
+  htmlPage,
+  type DashboardRoute,
+} from "./dashboardDeclaration.js";
 import type { Context } from "koa";
+import { EXPORT_CONTENT, queryParameters } from "../openapi/operation.js";
 import {
   parseOr422,
   queriesQuery,
@@ -33,13 +41,33 @@ export interface DashboardQueryDeps {
   clock: () => Date;
 }
 
-export function registerDashboardQueryRoutes(
-  router: Router,
+/** The recent queries and a kept search's export. */
+function queryListRoutes(
   depsOf: () => DashboardQueryDeps,
   h: DashboardHelpers & { baseUrl: (ctx: Context) => string },
-): void {
-  router.get(
-    "/dashboard/queries",
+): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
+  on(
+    consoleOp(
+      "get",
+      "/dashboard/queries",
+      "session",
+      "dashboardQueries",
+      "Recent searches and previews, filtered by key, collection, days and cost; each opens to its rows",
+      {
+        response: htmlPage("The recent queries page"),
+        query: queryParameters(queriesQuery, {
+          queryId: "Only this search (a ledger entry links here).",
+          key: "Only this key's searches and previews (its id).",
+          collection: "Only those searching this collection.",
+          from: "From this day (YYYY-MM-DD, UTC).",
+          to: "To this day, included (YYYY-MM-DD, UTC).",
+          minCost: "Costing at least this many credits (a preview: its unlocks).",
+          maxCost: "Costing at most this many credits.",
+        }),
+        errors: [401, 403, 422, 429],
+      },
+    ),
     h.memberPage(async (ctx, member) => {
       const { queryId, ...form } = parseOr422(queriesQuery, ctx.query);
       const { consoleData, clock } = depsOf();
@@ -61,8 +89,20 @@ export function registerDashboardQueryRoutes(
     }),
   );
 
-  router.get(
-    "/dashboard/queries/:queryId/export",
+  on(
+    consoleOp(
+      "get",
+      "/dashboard/queries/:queryId/export",
+      "session",
+      "dashboardQueryExport",
+      "One of the organization's kept searches (7 days) as BibTeX, RIS or CSL-JSON: one entry per work, in " +
+        "result order",
+      {
+        query: queryParameters(dashboardExportQuery),
+        response: { content: EXPORT_CONTENT },
+        errors: [401, 403, 404, 410, 422, 429],
+      },
+    ),
     h.memberPage(async (ctx, member) => {
       const { format } = parseOr422(dashboardExportQuery, ctx.query);
       const { consoleData, works } = depsOf();
@@ -71,6 +111,15 @@ export function registerDashboardQueryRoutes(
     }),
   );
 
+  return routes;
+}
+
+/** One query's page and the unlock of its ticked rows. */
+function queryPageRoutes(
+  depsOf: () => DashboardQueryDeps,
+  h: DashboardHelpers & { baseUrl: (ctx: Context) => string },
+): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
   /** One query's page with whatever the request led to. */
   const showQuery = async (
     ctx: Context,
@@ -86,8 +135,14 @@ export function registerDashboardQueryRoutes(
     h.page(ctx, queryRowsPage(h.viewer(ctx), { opened, keys, ...extra }), status);
   };
 
-  router.get(
-    "/dashboard/queries/:queryId",
+  on(
+    consolePage(
+      "/dashboard/queries/:queryId",
+      "dashboardQuery",
+      "One kept search or preview of the organization: its rows owned or locked, unlocking the ticked ones",
+      "Any member sees the organization's queries; only a member who may use the preview's key unlocks its rows. " +
+        "Another organization's query is 404; one older than 7 days is 410 CACHED_RESULT_EXPIRED.",
+    ),
     h.memberPage(async (ctx, member) => {
       if (wantsHtml(ctx)) return showQuery(ctx, member);
       const opened = await depsOf().playground.opened(member, ctx.params.queryId!);
@@ -99,8 +154,17 @@ export function registerDashboardQueryRoutes(
     }),
   );
 
-  router.post(
-    "/dashboard/queries/:queryId/unlock",
+  on(
+    consoleForm(
+      "/dashboard/queries/:queryId/unlock",
+      "dashboardQueryUnlock",
+      "Quote, then unlock, ticked rows of a recent preview",
+      "DashboardPlaygroundUnlockForm",
+      "PlaygroundUnlock",
+      "The playground's unlock (POST /dashboard/playground/unlock) from the query's page: without `confirm` the " +
+        "cost, nothing charged; with it the unlock paid by the preview's key, the member the actor. A member who " +
+        "may not use the key is 422; another organization's preview 404.",
+    ),
     h.memberPage(async (ctx, member) => {
       const form = parseOr422(dashboardPlaygroundUnlockForm, ctx.request.body);
       const queryId = ctx.params.queryId!;
@@ -146,8 +210,31 @@ export function registerDashboardQueryRoutes(
     }),
   );
 
-  router.get(
-    "/dashboard/works",
+  return routes;
+}
+
+/** A work's page and its export. */
+function workRoutes(
+  depsOf: () => DashboardQueryDeps,
+  h: DashboardHelpers & { baseUrl: (ctx: Context) => string },
+): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
+  on(
+    consoleOp(
+      "get",
+      "/dashboard/works",
+      "session",
+      "dashboardWork",
+      "A work's page: what GET /api/v1/works/{id} answers the key, its abstract, references and citing works",
+      {
+        query: queryParameters(dashboardWorkQuery, {
+          id: "The work: a DOI, pmid:…, pmcid:…, an OpenAlex id or a result's doc_id.",
+          key: "The key to read it as (one the member may use); absent: the member's first.",
+        }),
+        response: htmlPage("The work's page"),
+        errors: [401, 403, 404, 422, 429],
+      },
+    ),
     h.memberPage(async (ctx, member) => {
       const { id, key } = parseOr422(dashboardWorkQuery, ctx.query);
       const view = await depsOf().playground.work(member, key, id);
@@ -156,11 +243,30 @@ export function registerDashboardQueryRoutes(
     }),
   );
 
-  router.get(
-    "/dashboard/works/export",
+  on(
+    consoleOp(
+      "get",
+      "/dashboard/works/export",
+      "session",
+      "dashboardWorkExport",
+      "A work as BibTeX, RIS or CSL-JSON, read as the key (POST /api/v1/works/batch?format=…)",
+      {
+        query: queryParameters(dashboardWorkExportQuery),
+        response: { content: EXPORT_CONTENT },
+        errors: [401, 403, 404, 422, 429],
+      },
+    ),
     h.memberPage(async (ctx, member) => {
       const { id, key, format } = parseOr422(dashboardWorkExportQuery, ctx.query);
       sendExport(ctx, format, await depsOf().playground.workExport(member, key, id), "work");
     }),
   );
+  return routes;
+}
+
+export function dashboardQueryRoutes(
+  depsOf: () => DashboardQueryDeps,
+  h: DashboardHelpers & { baseUrl: (ctx: Context) => string },
+): DashboardRoute[] {
+  return [...queryListRoutes(depsOf, h), ...queryPageRoutes(depsOf, h), ...workRoutes(depsOf, h)];
 }

@@ -3,7 +3,6 @@
 // their access (both behind the per-IP limiter). Handlers parse, call one use case, and answer with a page or a
 // redirect for browsers and JSON for scripts (the same form fields as a JSON body).
 import { readFileSync } from "node:fs";
-import Router from "@koa/router";
 import type { Context } from "koa";
 import type { z } from "zod";
 import { ApiError, toApiError } from "../../wire/errors.js";
@@ -23,7 +22,7 @@ import {
   operatorSuspendForm,
   limitsBody,
 } from "../../wire/schemas.js";
-import { registerDashboardUsageRoutes } from "./dashboardUsageRoutes.js";
+import { dashboardUsageRoutes } from "./dashboardUsageRoutes.js";
 import type { Works } from "../../usecases/works/works.js";
 import { refuseTooManyRequests } from "../ipLimiter.js";
 import { dashboardStateOf, wantsHtml, type DashboardAccess } from "../dashboardAccess.js";
@@ -39,12 +38,24 @@ import { inviteUrlOf, money, type Operations } from "../../usecases/operator/ope
 import type { Html } from "../dashboard/html.js";
 import * as pages from "../dashboard/pages.js";
 import { requestBaseUrl } from "../requestContext.js";
-import { refusedOnPage, registerDashboardAlertRoutes, type DashboardNotificationDeps } from "./dashboardAlertRoutes.js";
-import { registerDashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
-import { registerDashboardPlaygroundRoutes } from "./dashboardPlaygroundRoutes.js";
-import { registerDashboardQueryRoutes } from "./dashboardQueryRoutes.js";
+import { refusedOnPage, dashboardAlertRoutes, type DashboardNotificationDeps } from "./dashboardAlertRoutes.js";
+import { dashboardWebhookRoutes } from "./dashboardWebhookRoutes.js";
+import { dashboardPlaygroundRoutes } from "./dashboardPlaygroundRoutes.js";
+import { dashboardQueryRoutes } from "./dashboardQueryRoutes.js";
 import type { Playground } from "../../usecases/playground/playground.js";
 import { firstSearchSnippets, type CreditPrice } from "../../usecases/dashboard/overviewRules.js";
+import { queryParameters } from "../openapi/operation.js";
+import { DESCRIPTIONS } from "../openapi/descriptions.js";
+import {
+  consoleForm,
+  consoleOp,
+  consolePage,
+  consoleRoutes,
+  csvDownload,
+  htmlPage,
+  operatorForm,
+  type DashboardRoute,
+} from "./dashboardDeclaration.js";
 
 export interface DashboardRouteDeps {
   members: Members;
@@ -97,7 +108,7 @@ function page(ctx: Context, body: Html, status = 200): void {
 }
 
 /** Headers of every dashboard answer, and errors as pages for browsers (the envelope for scripts). */
-async function dashboardShell(ctx: Context, next: () => Promise<unknown>): Promise<void> {
+export async function dashboardShell(ctx: Context, next: () => Promise<unknown>): Promise<void> {
   ctx.set("Content-Security-Policy", DASHBOARD_CONTENT_SECURITY_POLICY);
   ctx.set("Referrer-Policy", "no-referrer");
   ctx.set("X-Frame-Options", "DENY");
@@ -182,11 +193,8 @@ async function overviewExtras(deps: DashboardRouteDeps, orgId: string, baseUrl: 
   };
 }
 
-/** The routes before sign-in: login (members and the operator), invites, and the pages' assets. */
-export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
-  const router = new Router({ sensitive: true, strict: true });
-  router.use(dashboardShell);
-
+/** The sign-in forms' helpers: a refusal counted, a new session, a form checked, the account tried. */
+function signInHelpers(deps: DashboardRouteDeps) {
   /** A sign-in that failed: counted, then the login page again for a browser, a 401 for a script. */
   const refuseSignIn = (ctx: Context, message: string, account?: string) => {
     deps.dashboardAccess.recordFailedLogin(ctx, account);
@@ -226,25 +234,6 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
   // the account counted is the address tried, whether or not it has an account: the answer tells nothing either way
   const accountTried = (email: string) => canonicalEmail(email) ?? email.trim().toLowerCase();
 
-  router.get("/dashboard/login", (ctx) => {
-    page(ctx, pages.loginPage(deps.dashboardAccess.formToken(ctx)));
-  });
-
-  router.post("/dashboard/login", async (ctx) => {
-    const body = signInForm(ctx, loginBody, (b) => accountTried(b.email));
-    if (!body) return;
-    const session = await deps.members.signIn(body.email, body.password);
-    if (!session) return refuseSignIn(ctx, "The email or the password is wrong.", accountTried(body.email));
-    signedIn(ctx, session);
-  });
-
-  router.post("/dashboard/operator/login", async (ctx) => {
-    const body = signInForm(ctx, operatorLoginBody);
-    if (!body) return;
-    if (!operatorTokenCheck(deps.adminToken)(body.token)) return refuseSignIn(ctx, "That is not the operator token.");
-    signedIn(ctx, await deps.members.signInOperator());
-  });
-
   const invalidInvite = () =>
     new ApiError(
       404,
@@ -252,43 +241,141 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
       "This invite link is not valid: it was used, has expired or never existed. Ask for a new one.",
     );
 
-  router.get("/dashboard/invite/:token", async (ctx) => {
-    const access = deps.dashboardAccess;
-    const wait = access.loginWait(ctx);
-    if (wait) return refuseTooManyRequests(ctx, wait);
-    const invite = await deps.members.pendingInvite(ctx.params.token!);
-    if (!invite) {
-      // a link that does not open counts like a failed sign-in: tokens cannot be guessed at speed
-      access.recordFailedLogin(ctx);
-      throw invalidInvite();
-    }
-    page(ctx, pages.invitePage(access.formToken(ctx), ctx.path, invite));
-  });
+  return { refuseSignIn, signedIn, signInForm, accountTried, invalidInvite };
+}
 
-  router.post("/dashboard/invite/:token", async (ctx) => {
-    const access = deps.dashboardAccess;
-    const body = signInForm(ctx, setPasswordBody);
-    if (!body) return;
-    const token = ctx.params.token!;
-    let session;
-    try {
-      session = await deps.members.acceptInvite(token, body.password);
-    } catch (err) {
-      if (err instanceof Rejection && err.code === "NOT_FOUND") {
+/** Sign-in: the page, a member's form, the operator's form. */
+function signInRoutes(deps: DashboardRouteDeps): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
+  const { refuseSignIn, signedIn, signInForm, accountTried } = signInHelpers(deps);
+  on(
+    consoleOp(
+      "get",
+      "/dashboard/login",
+      "dashboardOpen",
+      "dashboardLoginPage",
+      "The sign-in page (members and the operator)",
+      { response: htmlPage("The sign-in page; sets the form cookie its forms echo"), errors: [429] },
+    ),
+    (ctx) => {
+      page(ctx, pages.loginPage(deps.dashboardAccess.formToken(ctx)));
+    },
+  );
+
+  on(
+    consoleOp("post", "/dashboard/login", "dashboardOpen", "dashboardLogin", "Sign in with email and password", {
+      formBody: "LoginRequest",
+      response: "DashboardSignedIn",
+      description: DESCRIPTIONS.dashboardLogin,
+      errors: [401, 403, 422, 429],
+    }),
+    async (ctx) => {
+      const body = signInForm(ctx, loginBody, (b) => accountTried(b.email));
+      if (!body) return;
+      const session = await deps.members.signIn(body.email, body.password);
+      if (!session) return refuseSignIn(ctx, "The email or the password is wrong.", accountTried(body.email));
+      signedIn(ctx, session);
+    },
+  );
+
+  on(
+    consoleOp(
+      "post",
+      "/dashboard/operator/login",
+      "dashboardOpen",
+      "dashboardOperatorLogin",
+      "Sign in to the operator pages with the operator token",
+      { formBody: "OperatorLoginRequest", response: "DashboardSignedIn", errors: [401, 403, 422, 429] },
+    ),
+    async (ctx) => {
+      const body = signInForm(ctx, operatorLoginBody);
+      if (!body) return;
+      if (!operatorTokenCheck(deps.adminToken)(body.token)) return refuseSignIn(ctx, "That is not the operator token.");
+      signedIn(ctx, await deps.members.signInOperator());
+    },
+  );
+
+  return routes;
+}
+
+/** An invite's set-password page and form. */
+function inviteRoutes(deps: DashboardRouteDeps): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
+  const { signedIn, signInForm, invalidInvite } = signInHelpers(deps);
+  on(
+    consoleOp(
+      "get",
+      "/dashboard/invite/:token",
+      "dashboardOpen",
+      "dashboardInvitePage",
+      "An invite's set-password page",
+      {
+        response: htmlPage("The set-password page"),
+        description:
+          "A used, expired or unknown invite is 404 (alike); each counts as a failed sign-in of the address.",
+        errors: [404, 429],
+      },
+    ),
+    async (ctx) => {
+      const access = deps.dashboardAccess;
+      const wait = access.loginWait(ctx);
+      if (wait) return refuseTooManyRequests(ctx, wait);
+      const invite = await deps.members.pendingInvite(ctx.params.token!);
+      if (!invite) {
+        // a link that does not open counts like a failed sign-in: tokens cannot be guessed at speed
         access.recordFailedLogin(ctx);
         throw invalidInvite();
       }
-      const invite =
-        err instanceof Rejection && err.code === "VALIDATION_ERROR" && wantsHtml(ctx)
-          ? await deps.members.pendingInvite(token)
-          : undefined;
-      if (invite)
-        return page(ctx, pages.invitePage(access.formToken(ctx), ctx.path, invite, (err as Rejection).message), 422);
-      throw err;
-    }
-    signedIn(ctx, session, 201);
-  });
+      page(ctx, pages.invitePage(access.formToken(ctx), ctx.path, invite));
+    },
+  );
 
+  on(
+    consoleOp(
+      "post",
+      "/dashboard/invite/:token",
+      "dashboardOpen",
+      "dashboardAcceptInvite",
+      "Set a password: creates the member and signs them in",
+      {
+        formBody: "SetPasswordRequest",
+        response: "DashboardSignedIn",
+        status: 201,
+        description: "At least 12 characters. A used or expired invite is refused with 404.",
+        errors: [403, 404, 422, 429],
+      },
+    ),
+    async (ctx) => {
+      const access = deps.dashboardAccess;
+      const body = signInForm(ctx, setPasswordBody);
+      if (!body) return;
+      const token = ctx.params.token!;
+      let session;
+      try {
+        session = await deps.members.acceptInvite(token, body.password);
+      } catch (err) {
+        if (err instanceof Rejection && err.code === "NOT_FOUND") {
+          access.recordFailedLogin(ctx);
+          throw invalidInvite();
+        }
+        const invite =
+          err instanceof Rejection && err.code === "VALIDATION_ERROR" && wantsHtml(ctx)
+            ? await deps.members.pendingInvite(token)
+            : undefined;
+        if (invite)
+          return page(ctx, pages.invitePage(access.formToken(ctx), ctx.path, invite, (err as Rejection).message), 422);
+        throw err;
+      }
+      signedIn(ctx, session, 201);
+    },
+  );
+
+  return routes;
+}
+
+/** The pages' stylesheet and script, and the service's icon. */
+function assetRoutes(): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
   const serveAsset = (ctx: Context, name: string) => {
     const asset = ASSETS.get(name);
     if (!asset) throw new ApiError(404, "NOT_FOUND", `no route for ${ctx.method} ${ctx.path}`);
@@ -296,40 +383,72 @@ export function dashboardOpenRoutes(deps: DashboardRouteDeps): Router {
     ctx.set("Cache-Control", "private, max-age=300");
     ctx.body = readFileSync(asset.file);
   };
-  router.get("/dashboard/assets/:file", (ctx) => serveAsset(ctx, ctx.params.file!));
+  on(
+    consoleOp("get", "/dashboard/assets/:file", "dashboardOpen", "dashboardAsset", "The pages' stylesheet and script", {
+      response: {
+        content: {
+          "text/css": { schema: { type: "string" } },
+          "application/javascript": { schema: { type: "string" } },
+        },
+      },
+      errors: [404, 429],
+    }),
+    (ctx) => serveAsset(ctx, ctx.params.file!),
+  );
   // where browsers look for a site's icon on any page (the API's and the docs' too), not only the dashboard's
-  router.get("/favicon.ico", (ctx) => serveAsset(ctx, "favicon.ico"));
+  on(
+    consoleOp("get", "/favicon.ico", "dashboardOpen", "favicon", "The service's icon", {
+      response: { content: { "image/x-icon": { schema: { type: "string", contentEncoding: "binary" } } } },
+      errors: [429],
+    }),
+    (ctx) => serveAsset(ctx, "favicon.ico"),
+  );
 
-  return router;
+  return routes;
 }
 
-/**
- * The signed-in routes: the organization's pages and actions, the member's sessions, sign-out, and the operator page.
- */
-export function dashboardRoutes(deps: DashboardRouteDeps): Router {
-  const router = new Router({ sensitive: true, strict: true });
-  router.use(dashboardShell);
-  router.use((ctx, next) => deps.dashboardAccess.csrfGuard(ctx, next));
+/** The routes before sign-in: login (members and the operator), invites, and the pages' assets. */
+export function dashboardOpenRoutes(deps: DashboardRouteDeps): DashboardRoute[] {
+  return [...signInRoutes(deps), ...inviteRoutes(deps), ...assetRoutes()];
+}
 
-  const viewer = (ctx: Context): pages.Viewer => {
-    const s = dashboardStateOf(ctx);
-    return { principal: s.principal, email: s.email, orgName: s.orgName, csrfToken: s.csrfToken ?? "" };
+/** Who the page is for: the signed-in member (or the operator), their organization and the CSRF token. */
+const viewer = (ctx: Context): pages.Viewer => {
+  const s = dashboardStateOf(ctx);
+  return { principal: s.principal, email: s.email, orgName: s.orgName, csrfToken: s.csrfToken ?? "" };
+};
+/** Member pages: the operator is sent to its own page. */
+const memberPage =
+  (handler: (ctx: Context, member: Extract<Principal, { kind: "member" }>) => Promise<void>) =>
+  async (ctx: Context) => {
+    const p = dashboardStateOf(ctx).principal;
+    if (p.kind === "operator" && wantsHtml(ctx)) {
+      ctx.redirect("/dashboard/operator");
+      ctx.status = 303;
+      return;
+    }
+    await handler(ctx, memberOf(ctx));
   };
-  /** Member pages: the operator is sent to its own page. */
-  const memberPage =
-    (handler: (ctx: Context, member: Extract<Principal, { kind: "member" }>) => Promise<void>) =>
-    async (ctx: Context) => {
-      const p = dashboardStateOf(ctx).principal;
-      if (p.kind === "operator" && wantsHtml(ctx)) {
-        ctx.redirect("/dashboard/operator");
-        ctx.status = 303;
-        return;
-      }
-      await handler(ctx, memberOf(ctx));
-    };
 
-  router.get(
-    "/dashboard",
+/** The page helpers the console's route files share. */
+const HELPERS = { viewer, memberPage, page, done };
+
+/** Operator pages and actions: a member's session is refused, whatever it asks. */
+const operatorOnly = (handler: (ctx: Context) => Promise<void>) => async (ctx: Context) => {
+  if (dashboardStateOf(ctx).principal.kind !== "operator")
+    throw new ApiError(403, "FORBIDDEN", "the operator pages need the operator: sign in with the operator token");
+  await handler(ctx);
+};
+
+/** The overview, the keys (created, revoked, capped) and the ledger. */
+function overviewAndKeyRoutes(deps: DashboardRouteDeps): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
+  on(
+    consolePage(
+      "/dashboard",
+      "dashboardOverview",
+      "Overview: balance, billing mode, quota use, spend this month, low-balance notice",
+    ),
     memberPage(async (ctx, member) => {
       const data = await deps.consoleData.overview(member.orgId);
       if (!data) throw new ApiError(404, "NOT_FOUND", "organization not found");
@@ -352,13 +471,25 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
       status,
     );
 
-  router.get(
-    "/dashboard/keys",
+  on(
+    consolePage(
+      "/dashboard/keys",
+      "dashboardKeys",
+      "Settings > API Keys: every key with mode, scope, spend, cap, created and last used",
+    ),
     memberPage((ctx, member) => keysPage(ctx, member)),
   );
 
-  router.post(
-    "/dashboard/keys",
+  on(
+    consoleForm(
+      "/dashboard/keys",
+      "dashboardCreateKey",
+      "Create an API key (the secret is shown once)",
+      "DashboardKeyForm",
+      "CreatedKey",
+      "Any member; a spending cap at creation is an owner's.",
+      201,
+    ),
     memberPage(async (ctx, member) => {
       let created: { id: string; key: string };
       try {
@@ -381,8 +512,16 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  router.post(
-    "/dashboard/keys/:keyId/revoke",
+  on(
+    consoleForm(
+      "/dashboard/keys/:keyId/revoke",
+      "dashboardRevokeKey",
+      "Revoke a key",
+      "CsrfOnlyForm",
+      "RevokedKey",
+      "Owners revoke any key of their organization, members the keys they created (403 otherwise); a key of " +
+        "another organization is 404.",
+    ),
     memberPage(async (ctx, member) => {
       parseOr422(csrfOnlyForm, ctx.request.body);
       await deps.members.revokeKey(member, ctx.params.keyId!);
@@ -390,8 +529,15 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  router.post(
-    "/dashboard/keys/:keyId/cap",
+  on(
+    consoleForm(
+      "/dashboard/keys/:keyId/cap",
+      "dashboardSetCap",
+      "Set or clear (empty) a key's spending cap",
+      "DashboardCapForm",
+      "DashboardCap",
+      "Owners only.",
+    ),
     memberPage(async (ctx, member) => {
       const form = parseOr422(dashboardCapForm, ctx.request.body);
       const cap = form.spendingCap === "" ? null : money(form.spendingCap, "spendingCap");
@@ -400,14 +546,17 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  router.get(
-    "/dashboard/ledger",
+  on(
+    consolePage("/dashboard/ledger", "dashboardLedger", "Ledger entries with the balance after each"),
     memberPage(async (ctx, member) => {
       page(ctx, pages.ledgerPage(viewer(ctx), await deps.consoleData.ledger(member.orgId)));
     }),
   );
-  router.get(
-    "/dashboard/ledger.csv",
+  on(
+    consoleOp("get", "/dashboard/ledger.csv", "session", "dashboardLedgerCsv", "The ledger as CSV", {
+      response: csvDownload,
+      errors: [401, 403, 429],
+    }),
     memberPage(async (ctx, member) => {
       ctx.type = "text/csv; charset=utf-8";
       ctx.set("Content-Disposition", 'attachment; filename="ledger.csv"');
@@ -415,6 +564,12 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
+  return routes;
+}
+
+/** The organization's members and invites, the member's sessions, sign-out. */
+function memberAndSessionRoutes(deps: DashboardRouteDeps): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
   const membersPage = async (
     ctx: Context,
     member: Extract<Principal, { kind: "member" }>,
@@ -432,13 +587,21 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
       status,
     );
 
-  router.get(
-    "/dashboard/members",
+  on(
+    consolePage("/dashboard/members", "dashboardMembers", "The organization's members and open invites"),
     memberPage((ctx, member) => membersPage(ctx, member)),
   );
 
-  router.post(
-    "/dashboard/members/invites",
+  on(
+    consoleForm(
+      "/dashboard/members/invites",
+      "dashboardInvite",
+      "Invite someone to the organization",
+      "DashboardInviteForm",
+      "DashboardInvite",
+      "Owners only.",
+      201,
+    ),
     memberPage(async (ctx, member) => {
       const invite = await refusedOnPage(
         ctx,
@@ -457,8 +620,16 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  router.post(
-    "/dashboard/members/:memberId/remove",
+  on(
+    consoleForm(
+      "/dashboard/members/:memberId/remove",
+      "dashboardRemoveMember",
+      "Remove a member: their sessions stop at once and their address may be invited again",
+      "CsrfOnlyForm",
+      "MemberRemoved",
+      "Owners only; the last owner stays (422). The keys the member created stay the organization's. A member " +
+        "of another organization is 404.",
+    ),
     memberPage(async (ctx, member) => {
       parseOr422(csrfOnlyForm, ctx.request.body);
       await deps.members.removeMember(member, member.orgId, ctx.params.memberId!);
@@ -466,8 +637,15 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  router.post(
-    "/dashboard/invites/:inviteId/cancel",
+  on(
+    consoleForm(
+      "/dashboard/invites/:inviteId/cancel",
+      "dashboardCancelInvite",
+      "Withdraw an invite not yet used: its link reads as unknown",
+      "CsrfOnlyForm",
+      "InviteCancelled",
+      "Owners only; a used invite is 422 (remove the member instead).",
+    ),
     memberPage(async (ctx, member) => {
       parseOr422(csrfOnlyForm, ctx.request.body);
       await deps.members.cancelInvite(member, member.orgId, ctx.params.inviteId!);
@@ -475,8 +653,8 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  router.get(
-    "/dashboard/account",
+  on(
+    consolePage("/dashboard/account", "dashboardSessions", "The member's live sessions"),
     memberPage(async (ctx, member) => {
       page(
         ctx,
@@ -485,8 +663,15 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  router.post(
-    "/dashboard/sessions/:sessionId/revoke",
+  on(
+    consoleForm(
+      "/dashboard/sessions/:sessionId/revoke",
+      "dashboardRevokeSession",
+      "End one of your other sessions",
+      "CsrfOnlyForm",
+      "DashboardSessionRevoked",
+      "Only the member's own sessions (another is 404).",
+    ),
     memberPage(async (ctx, member) => {
       parseOr422(csrfOnlyForm, ctx.request.body);
       await deps.members.endSession(ctx.params.sessionId!, member, "revoked");
@@ -494,29 +679,29 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  router.post("/dashboard/logout", async (ctx) => {
-    parseOr422(csrfOnlyForm, ctx.request.body);
-    const s = dashboardStateOf(ctx);
-    if (s.sessionId) await deps.members.endSession(s.sessionId, s.principal, "signed-out");
-    deps.dashboardAccess.clearSession(ctx);
-    done(ctx, "/dashboard/login", { signedOut: true });
-  });
-
-  /** Operator pages and actions: a member's session is refused, whatever it asks. */
-  const operatorOnly = (handler: (ctx: Context) => Promise<void>) => async (ctx: Context) => {
-    if (dashboardStateOf(ctx).principal.kind !== "operator")
-      throw new ApiError(403, "FORBIDDEN", "the operator pages need the operator: sign in with the operator token");
-    await handler(ctx);
-  };
-
-  router.get(
-    "/dashboard/operator",
-    operatorOnly(async (ctx) => {
-      const query = parseOr422(operatorListQuery, ctx.query);
-      page(ctx, pages.operatorPage(viewer(ctx), await deps.consoleData.operatorOverview(query)));
-    }),
+  on(
+    consoleForm(
+      "/dashboard/logout",
+      "dashboardLogout",
+      "Sign out: the session ends on the server",
+      "CsrfOnlyForm",
+      "DashboardSignedOut",
+      "The cookie is cleared and the session can no longer be used.",
+    ),
+    async (ctx) => {
+      parseOr422(csrfOnlyForm, ctx.request.body);
+      const s = dashboardStateOf(ctx);
+      if (s.sessionId) await deps.members.endSession(s.sessionId, s.principal, "signed-out");
+      deps.dashboardAccess.clearSession(ctx);
+      done(ctx, "/dashboard/login", { signedOut: true });
+    },
   );
 
+  return routes;
+}
+
+/** The operator pages' helpers: an organization's page, an action on it, a key of it. */
+function operatorHelpers(deps: DashboardRouteDeps) {
   /** An organization's page for the operator, with the outcome of the action that led to it. */
   const organizationPage = async (
     ctx: Context,
@@ -528,14 +713,6 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     if (!data) throw new ApiError(404, "NOT_FOUND", `organization ${orgId} not found`);
     page(ctx, pages.operatorOrgPage(viewer(ctx), data, extra), status);
   };
-
-  router.get(
-    "/dashboard/operator/orgs/:orgId",
-    operatorOnly(async (ctx) => {
-      const { done } = parseOr422(operatorDoneQuery, ctx.query);
-      await organizationPage(ctx, ctx.params.orgId!, { done });
-    }),
-  );
 
   /**
    * An operator's action on an organization: its use case, then for a browser the organization's page again (303 with
@@ -557,36 +734,131 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
       if (outcome !== null) done(ctx, `/dashboard/operator/orgs/${orgId}?done=${outcome}`, result);
     });
 
-  router.post(
-    "/dashboard/operator/orgs/:orgId/credits",
+  /** A key of this organization (another organization's key is not found here). */
+  const keyOf = async (orgId: string, keyId: string) => {
+    const key = await deps.operations.getKey(keyId).catch(() => undefined);
+    if (!key || key.orgId !== orgId)
+      throw new ApiError(404, "NOT_FOUND", `API key ${keyId} not found in organization ${orgId}`);
+    return key;
+  };
+  return { organizationPage, operatorAction, keyOf };
+}
+
+/** The operator's page and an organization's page, with the actions on its money and billing. */
+function operatorOrganizationRoutes(deps: DashboardRouteDeps): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
+  const { organizationPage, operatorAction } = operatorHelpers(deps);
+
+  on(
+    consoleOp(
+      "get",
+      "/dashboard/operator",
+      "operatorPage",
+      "dashboardOperator",
+      "The operator page: organizations (25 a page, searchable) with balances, billing and suspension, " +
+        "reconciliation, the hash chain, journal requests",
+      {
+        response: htmlPage("The operator page"),
+        query: queryParameters(operatorListQuery, {
+          q: "Organizations whose name or id contains this (case-insensitive).",
+          page: "Page number, from 1.",
+        }),
+        errors: [401, 403, 422, 429],
+      },
+    ),
+    operatorOnly(async (ctx) => {
+      const query = parseOr422(operatorListQuery, ctx.query);
+      page(ctx, pages.operatorPage(viewer(ctx), await deps.consoleData.operatorOverview(query)));
+    }),
+  );
+
+  on(
+    consoleOp(
+      "get",
+      "/dashboard/operator/orgs/:orgId",
+      "operatorPage",
+      "dashboardOperatorOrganization",
+      "An organization's page for the operator: balance, keys, usage, ledger, members, and the operator's actions",
+      {
+        response: htmlPage("The organization's page"),
+        query: queryParameters(operatorDoneQuery, { done: "The action that led here (shown as a notice)." }),
+        errors: [401, 403, 404, 422, 429],
+      },
+    ),
+    operatorOnly(async (ctx) => {
+      const { done } = parseOr422(operatorDoneQuery, ctx.query);
+      await organizationPage(ctx, ctx.params.orgId!, { done });
+    }),
+  );
+
+  on(
+    operatorForm(
+      "/dashboard/operator/orgs/:orgId/credits",
+      "dashboardOperatorAddCredits",
+      "Add credits to the organization",
+      "OperatorCreditsForm",
+      "Balance",
+    ),
     operatorAction("credits", (ctx, orgId) => {
       const form = parseOr422(operatorCreditsForm, ctx.request.body);
       return deps.operations.addCredits(orgId, form.amount, form.reference || undefined);
     }),
   );
-  router.post(
-    "/dashboard/operator/orgs/:orgId/limits",
+  on(
+    operatorForm(
+      "/dashboard/operator/orgs/:orgId/limits",
+      "dashboardOperatorChangeLimits",
+      "Change the organization's limits",
+      "OperatorLimitsForm",
+      "Limits",
+    ),
     operatorAction("limits", (ctx, orgId) => {
       const { _csrf: _, ...form } = parseOr422(operatorLimitsForm, ctx.request.body);
       return deps.operations.changeLimits(orgId, parseOr422(limitsBody, form));
     }),
   );
-  router.post(
-    "/dashboard/operator/orgs/:orgId/suspend",
+  on(
+    operatorForm(
+      "/dashboard/operator/orgs/:orgId/suspend",
+      "dashboardOperatorSuspend",
+      "Suspend the organization's billing",
+      "OperatorSuspendForm",
+      "Organization",
+    ),
     operatorAction("suspended", (ctx, orgId) => {
       const form = parseOr422(operatorSuspendForm, ctx.request.body);
       return deps.operations.setSuspended(orgId, true, form.reason || undefined);
     }),
   );
-  router.post(
-    "/dashboard/operator/orgs/:orgId/resume",
+  on(
+    operatorForm(
+      "/dashboard/operator/orgs/:orgId/resume",
+      "dashboardOperatorResume",
+      "Resume the organization's billing",
+      "CsrfOnlyForm",
+      "Organization",
+    ),
     operatorAction("resumed", (ctx, orgId) => {
       parseOr422(csrfOnlyForm, ctx.request.body);
       return deps.operations.setSuspended(orgId, false);
     }),
   );
-  router.post(
-    "/dashboard/operator/orgs/:orgId/keys",
+  return routes;
+}
+
+/** The operator's actions on an organization's keys. */
+function operatorKeyRoutes(deps: DashboardRouteDeps): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
+  const { organizationPage, operatorAction, keyOf } = operatorHelpers(deps);
+  on(
+    operatorForm(
+      "/dashboard/operator/orgs/:orgId/keys",
+      "dashboardOperatorCreateKey",
+      "Create an API key for the organization (the secret is shown once)",
+      "DashboardKeyForm",
+      "CreatedKey",
+      201,
+    ),
     operatorAction(null, async (ctx, orgId) => {
       const input = keyFormInput(parseOr422(dashboardKeyForm, ctx.request.body));
       const created = await deps.members.createKey({ kind: "operator" }, orgId, input);
@@ -596,23 +868,28 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
       ctx.body = created;
     }),
   );
-  /** A key of this organization (another organization's key is not found here). */
-  const keyOf = async (orgId: string, keyId: string) => {
-    const key = await deps.operations.getKey(keyId).catch(() => undefined);
-    if (!key || key.orgId !== orgId)
-      throw new ApiError(404, "NOT_FOUND", `API key ${keyId} not found in organization ${orgId}`);
-    return key;
-  };
-  router.post(
-    "/dashboard/operator/orgs/:orgId/keys/:keyId/revoke",
+  on(
+    operatorForm(
+      "/dashboard/operator/orgs/:orgId/keys/:keyId/revoke",
+      "dashboardOperatorRevokeKey",
+      "Revoke a key of the organization",
+      "CsrfOnlyForm",
+      "RevokedKey",
+    ),
     operatorAction("revoked", async (ctx, orgId) => {
       parseOr422(csrfOnlyForm, ctx.request.body);
       await keyOf(orgId, ctx.params.keyId!);
       return deps.operations.revokeKey(ctx.params.keyId!);
     }),
   );
-  router.post(
-    "/dashboard/operator/orgs/:orgId/keys/:keyId/cap",
+  on(
+    operatorForm(
+      "/dashboard/operator/orgs/:orgId/keys/:keyId/cap",
+      "dashboardOperatorSetCap",
+      "Set or clear (empty) a key's spending cap",
+      "DashboardCapForm",
+      "ApiKey",
+    ),
     operatorAction("cap", async (ctx, orgId) => {
       const form = parseOr422(dashboardCapForm, ctx.request.body);
       await keyOf(orgId, ctx.params.keyId!);
@@ -620,13 +897,28 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Router {
     }),
   );
 
-  // the alert and webhook pages read their use cases when a request comes (a router built to list routes has none)
+  return routes;
+}
+
+/**
+ * The signed-in member routes: the organization's pages and actions, the member's sessions and sign-out, each page
+ * or feature in its list.
+ */
+export function dashboardMemberRoutes(deps: DashboardRouteDeps): DashboardRoute[] {
+  // the alert and webhook pages read their use cases when a request comes (the document lists them without any)
   const notifications = () => deps.notificationPages;
-  const helpers = { viewer, memberPage, page, done };
-  registerDashboardAlertRoutes(router, notifications, helpers);
-  registerDashboardWebhookRoutes(router, notifications, helpers);
-  registerDashboardPlaygroundRoutes(router, () => deps, helpers);
-  registerDashboardQueryRoutes(router, () => deps, { ...helpers, baseUrl: (ctx) => baseUrlOf(deps, ctx) });
-  registerDashboardUsageRoutes(router, () => deps, helpers);
-  return router;
+  return [
+    ...overviewAndKeyRoutes(deps),
+    ...memberAndSessionRoutes(deps),
+    ...dashboardAlertRoutes(notifications, HELPERS),
+    ...dashboardWebhookRoutes(notifications, HELPERS),
+    ...dashboardPlaygroundRoutes(() => deps, HELPERS),
+    ...dashboardQueryRoutes(() => deps, { ...HELPERS, baseUrl: (ctx) => baseUrlOf(deps, ctx) }),
+    ...dashboardUsageRoutes(() => deps, HELPERS),
+  ];
+}
+
+/** The operator pages and actions, for the operator's session (a member's is refused, whatever it asks). */
+export function dashboardOperatorRoutes(deps: DashboardRouteDeps): DashboardRoute[] {
+  return [...operatorOrganizationRoutes(deps), ...operatorKeyRoutes(deps)];
 }

@@ -1,7 +1,7 @@
 // /dashboard/usage and usage.csv: a date range's usage by collection and key, as a page and as CSV. The range's
 // rules are the usage report's; a range it refuses is the page again with the reason and the form as typed (422) for
 // a browser, or the error envelope for the CSV and for a script.
-import type Router from "@koa/router";
+import { consoleRoutes, consolePage, consoleOp, csvDownload, type DashboardRoute } from "./dashboardDeclaration.js";
 import type { Context } from "koa";
 import { ApiError } from "../../wire/errors.js";
 import { wantsHtml } from "../dashboardAccess.js";
@@ -11,17 +11,21 @@ import type { ConsoleData } from "../../usecases/dashboard/consoleData.js";
 import { usageCsv, usagePage } from "../dashboard/usagePage.js";
 import type { DashboardHelpers } from "./dashboardAlertRoutes.js";
 
-export function registerDashboardUsageRoutes(
-  router: Router,
+export function dashboardUsageRoutes(
   depsOf: () => { consoleData: ConsoleData; clock: () => Date },
   h: DashboardHelpers,
-): void {
+): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
   const usageRange = (ctx: Context) => {
     const input = parseOr422(usageRangeQuery, ctx.query);
     return { input, parsed: parseUsageRange(input, depsOf().clock().toISOString().slice(0, 10)) };
   };
-  router.get(
-    "/dashboard/usage",
+  on(
+    consolePage(
+      "/dashboard/usage",
+      "dashboardUsage",
+      "Usage: searches, tokens and spend per day and collection, last 30 days (SVG charts and a table)",
+    ),
     h.memberPage(async (ctx, member) => {
       const { input, parsed } = usageRange(ctx);
       if (!parsed.ok && !wantsHtml(ctx)) throw new ApiError(422, "VALIDATION_ERROR", parsed.error);
@@ -31,8 +35,11 @@ export function registerDashboardUsageRoutes(
       h.page(ctx, usagePage(h.viewer(ctx), { report, input, quickDays }));
     }),
   );
-  router.get(
-    "/dashboard/usage.csv",
+  on(
+    consoleOp("get", "/dashboard/usage.csv", "session", "dashboardUsageCsv", "Usage per day and collection as CSV", {
+      response: csvDownload,
+      errors: [401, 403, 429],
+    }),
     h.memberPage(async (ctx, member) => {
       const { parsed } = usageRange(ctx);
       if (!parsed.ok) throw new ApiError(422, "VALIDATION_ERROR", parsed.error);
@@ -42,4 +49,5 @@ export function registerDashboardUsageRoutes(
       ctx.body = usageCsv(report);
     }),
   );
+  return routes;
 }

@@ -1,8 +1,8 @@
 // /dashboard/webhooks: the organization's webhook endpoints for its members, the use case of /api/v1/webhooks with the
 // member as actor. Every member reads them; registering, deleting, rotating a secret, sending a test or a delivery
-// again and the low-balance threshold are an owner's (403). Registered on the signed-in dashboard router, so every
+// again and the low-balance threshold are an owner's (403). Declared in the signed-in console group, so every
 // action is behind the session and its CSRF check; an endpoint of another organization reads as not found.
-import type Router from "@koa/router";
+import { consoleRoutes, consolePage, consoleForm, consoleOp, type DashboardRoute } from "./dashboardDeclaration.js";
 import type { Context } from "koa";
 import { parseOr422, csrfOnlyForm, dashboardNotificationsForm, dashboardWebhookForm } from "../../wire/schemas.js";
 import { wantsHtml } from "../dashboardAccess.js";
@@ -20,11 +20,8 @@ import {
   type Member,
 } from "./dashboardAlertRoutes.js";
 
-export function registerDashboardWebhookRoutes(
-  router: Router,
-  depsOf: () => DashboardNotificationDeps,
-  h: DashboardHelpers,
-): void {
+/** The webhook pages' helpers: the endpoints' page, an endpoint's page, an owner's action, its path. */
+function webhookPageHelpers(depsOf: () => DashboardNotificationDeps, h: DashboardHelpers) {
   const webhooks = () => depsOf().webhooks;
   const listPage = async (
     ctx: Context,
@@ -63,13 +60,34 @@ export function registerDashboardWebhookRoutes(
   };
   const endpointPath = (ctx: Context) => `/dashboard/webhooks/${encodeURIComponent(ctx.params.endpointId!)}`;
 
-  router.get(
-    "/dashboard/webhooks",
+  return { webhooks, listPage, endpointPage, ownersOnly, endpointPath };
+}
+
+/** The endpoints' page, a new endpoint, the low-balance threshold, an endpoint's page. */
+function endpointListRoutes(depsOf: () => DashboardNotificationDeps, h: DashboardHelpers): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
+  const { webhooks, listPage, endpointPage } = webhookPageHelpers(depsOf, h);
+  on(
+    consolePage(
+      "/dashboard/webhooks",
+      "dashboardWebhooks",
+      "The organization's webhook endpoints and low-balance threshold",
+    ),
     h.memberPage((ctx, member) => listPage(ctx, member)),
   );
 
-  router.post(
-    "/dashboard/webhooks",
+  on(
+    consoleForm(
+      "/dashboard/webhooks",
+      "dashboardCreateWebhook",
+      "Register a webhook endpoint; its signing secret is shown once",
+      "DashboardWebhookForm",
+      "WebhookEndpointWithSecret",
+      "Owners only (403 for members). The fields of POST /api/v1/webhooks, the event types comma-separated; " +
+        "the same URL rules apply. The secret is in this answer only: a browser gets the page with it (201), " +
+        "never a redirect.",
+      201,
+    ),
     h.memberPage(async (ctx, member) => {
       assertMay(member, "manageWebhooks", member.orgId);
       const created = await refusedOnPage(
@@ -99,8 +117,15 @@ export function registerDashboardWebhookRoutes(
     }),
   );
 
-  router.post(
-    "/dashboard/notifications",
+  on(
+    consoleForm(
+      "/dashboard/notifications",
+      "dashboardSetNotifications",
+      "Set or clear (empty) the balance under which `balance.low` is sent",
+      "DashboardNotificationsForm",
+      "NotificationSettings",
+      "Owners only (403 for members).",
+    ),
     h.memberPage(async (ctx, member) => {
       assertMay(member, "manageWebhooks", member.orgId);
       const saved = await refusedOnPage(
@@ -116,13 +141,32 @@ export function registerDashboardWebhookRoutes(
     }),
   );
 
-  router.get(
-    "/dashboard/webhooks/:endpointId",
+  on(
+    consolePage(
+      "/dashboard/webhooks/:endpointId",
+      "dashboardWebhook",
+      "A webhook endpoint with its deliveries and every attempt (status, latency, the answer's excerpt)",
+    ),
     h.memberPage((ctx, member) => endpointPage(ctx, member)),
   );
 
-  router.post(
-    "/dashboard/webhooks/:endpointId/rotate-secret",
+  return routes;
+}
+
+/** An owner's actions on an endpoint: a test, a new secret, a delivery again, its deletion. */
+function endpointRoutes(depsOf: () => DashboardNotificationDeps, h: DashboardHelpers): DashboardRoute[] {
+  const { routes, on } = consoleRoutes();
+  const { webhooks, endpointPage, ownersOnly, endpointPath } = webhookPageHelpers(depsOf, h);
+  on(
+    consoleForm(
+      "/dashboard/webhooks/:endpointId/rotate-secret",
+      "dashboardRotateWebhookSecret",
+      "Rotate the endpoint's signing secret; the new one is shown once",
+      "CsrfOnlyForm",
+      "WebhookEndpointWithSecret",
+      "Owners only (403 for members); for 24 hours each delivery carries both signatures. A browser gets " +
+        "the endpoint's page with the new secret, never a redirect.",
+    ),
     h.memberPage(async (ctx, member) => {
       ownersOnly(ctx, member);
       const rotated = await webhooks().rotateSecret(member.orgId, ctx.params.endpointId!, actorOf(member));
@@ -132,8 +176,16 @@ export function registerDashboardWebhookRoutes(
     }),
   );
 
-  router.post(
-    "/dashboard/webhooks/:endpointId/test",
+  on(
+    consoleForm(
+      "/dashboard/webhooks/:endpointId/test",
+      "dashboardTestWebhook",
+      "Send a test event to the endpoint",
+      "CsrfOnlyForm",
+      "WebhookEventQueued",
+      "Owners only (403 for members); an endpoint of another organization is 404.",
+      202,
+    ),
     h.memberPage(async (ctx, member) => {
       ownersOnly(ctx, member);
       const sent = await webhooks().sendTest(member.orgId, ctx.params.endpointId!, actorOf(member), "unmetered");
@@ -141,8 +193,22 @@ export function registerDashboardWebhookRoutes(
     }),
   );
 
-  router.post(
-    "/dashboard/webhooks/:endpointId/deliveries/:eventId/redeliver",
+  on(
+    consoleOp(
+      "post",
+      "/dashboard/webhooks/:endpointId/deliveries/:eventId/redeliver",
+      "session",
+      "dashboardRedeliverWebhookEvent",
+      "Send an ended delivery again, with the same webhook-id",
+      {
+        status: 202,
+        response: "WebhookEventQueued",
+        errors: [401, 403, 404, 409, 429],
+        description:
+          "Owners only (403 for members); a delivery still under way is 409. No body: the session's CSRF token " +
+          "goes in X-CSRF-Token (or a form's `_csrf` field). A browser is redirected to the endpoint's page.",
+      },
+    ),
     h.memberPage(async (ctx, member) => {
       ownersOnly(ctx, member);
       const sent = await webhooks().redeliver(
@@ -156,8 +222,15 @@ export function registerDashboardWebhookRoutes(
     }),
   );
 
-  router.post(
-    "/dashboard/webhooks/:endpointId/delete",
+  on(
+    consoleForm(
+      "/dashboard/webhooks/:endpointId/delete",
+      "dashboardDeleteWebhook",
+      "Delete the endpoint: nothing more is sent to it",
+      "CsrfOnlyForm",
+      "WebhookEndpointDeleted",
+      "Owners only (403 for members); an endpoint of another organization is 404.",
+    ),
     h.memberPage(async (ctx, member) => {
       ownersOnly(ctx, member);
       h.done(
@@ -167,4 +240,9 @@ export function registerDashboardWebhookRoutes(
       );
     }),
   );
+  return routes;
+}
+
+export function dashboardWebhookRoutes(depsOf: () => DashboardNotificationDeps, h: DashboardHelpers): DashboardRoute[] {
+  return [...endpointListRoutes(depsOf, h), ...endpointRoutes(depsOf, h)];
 }

@@ -1,9 +1,9 @@
 // GET /openapi.json, and /docs: the document rendered by Swagger UI, whose assets are served from the installed
-// swagger-ui-dist package (no CDN). No credentials: the group is mounted public.
+// swagger-ui-dist package (no CDN). No credentials: the routes are declared public.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import Router from "@koa/router";
+import { declareRoute } from "../routeDeclaration.js";
 import { ApiError } from "../../wire/errors.js";
 
 const require = createRequire(import.meta.url);
@@ -62,29 +62,71 @@ function assets(): Map<string, Asset> {
   ]);
 }
 
-/** `document` is built once, by the caller; it is served as the same bytes every time. */
-export function docsRoutes(document: object): Router {
-  const router = new Router({ sensitive: true, strict: true });
-  const documentJson = JSON.stringify(document);
-  const files = assets();
-
-  router.get("/openapi.json", (ctx) => {
-    ctx.type = "application/json";
-    ctx.set("Cache-Control", "public, max-age=300");
-    ctx.body = documentJson;
-  });
-  router.get("/docs", (ctx) => {
-    ctx.type = "text/html; charset=utf-8";
-    ctx.set("Content-Security-Policy", DOCS_CONTENT_SECURITY_POLICY);
-    ctx.set("Cache-Control", "public, max-age=300");
-    ctx.body = PAGE;
-  });
-  router.get("/docs/assets/:file", (ctx) => {
-    const asset = files.get(ctx.params.file!);
-    if (!asset) throw new ApiError(404, "NOT_FOUND", `no route for ${ctx.method} ${ctx.path}`);
-    ctx.type = asset.type;
-    ctx.set("Cache-Control", "public, max-age=86400");
-    ctx.body = asset.body();
-  });
-  return router;
+/** What the docs routes serve: the document, as its JSON text (built once), and the page's files. */
+export interface DocsRouteDeps {
+  documentJson: string;
+  files: Map<string, Asset>;
 }
+
+/** `document` is built once, by the caller; it is served as the same bytes every time. */
+export const docsRouteDeps = (document: object): DocsRouteDeps => ({
+  documentJson: JSON.stringify(document),
+  files: assets(),
+});
+
+export const DOCS_ROUTES = [
+  declareRoute<DocsRouteDeps>({
+    method: "get",
+    path: "/openapi.json",
+    tag: "docs",
+    access: "public",
+    operationId: "openApiDocument",
+    summary: "This document",
+    response: { content: { "application/json": { schema: { type: "object" } } } },
+    errors: [],
+    handler: (ctx, { documentJson }) => {
+      ctx.type = "application/json";
+      ctx.set("Cache-Control", "public, max-age=300");
+      ctx.body = documentJson;
+    },
+  }),
+  declareRoute<DocsRouteDeps>({
+    method: "get",
+    path: "/docs",
+    tag: "docs",
+    access: "public",
+    operationId: "docsPage",
+    summary: "This document rendered as a page (Swagger UI, served locally)",
+    response: { content: { "text/html": { schema: { type: "string" } } } },
+    errors: [],
+    handler: (ctx) => {
+      ctx.type = "text/html; charset=utf-8";
+      ctx.set("Content-Security-Policy", DOCS_CONTENT_SECURITY_POLICY);
+      ctx.set("Cache-Control", "public, max-age=300");
+      ctx.body = PAGE;
+    },
+  }),
+  declareRoute<DocsRouteDeps>({
+    method: "get",
+    path: "/docs/assets/:file",
+    tag: "docs",
+    access: "public",
+    operationId: "docsAsset",
+    summary: "The documentation page's scripts and styles",
+    response: {
+      content: {
+        "application/javascript": { schema: { type: "string" } },
+        "text/css": { schema: { type: "string" } },
+        "image/png": { schema: { type: "string", contentMediaType: "image/png" } },
+      },
+    },
+    errors: [404],
+    handler: (ctx, { files }) => {
+      const asset = files.get(ctx.params.file!);
+      if (!asset) throw new ApiError(404, "NOT_FOUND", `no route for ${ctx.method} ${ctx.path}`);
+      ctx.type = asset.type;
+      ctx.set("Cache-Control", "public, max-age=86400");
+      ctx.body = asset.body();
+    },
+  }),
+];

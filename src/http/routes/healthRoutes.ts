@@ -1,6 +1,6 @@
 // Liveness (/healthz) and readiness (/readyz: the event store, Temporal and the search engine all answer; the details
 // say how vector search runs and which collections are ready or still ingesting, and never decide readiness).
-import Router from "@koa/router";
+import { declareRoute } from "../routeDeclaration.js";
 
 export type ReadinessCheck = () => Promise<boolean>;
 
@@ -26,21 +26,46 @@ async function within<T>(work: () => Promise<T>, fallback: T, timeoutMs = 2000):
  */
 export type ReadinessDetails = () => Promise<Record<string, unknown>>;
 
-export function healthRoutes(checks: Record<string, ReadinessCheck>, details?: ReadinessDetails): Router {
-  const router = new Router({ sensitive: true, strict: true });
-  router.get("/healthz", (ctx) => {
-    ctx.body = { status: "ok" };
-  });
-  router.get("/readyz", async (ctx) => {
-    const names = Object.keys(checks);
-    const [results, facts] = await Promise.all([
-      Promise.all(names.map((n) => within(checks[n]!, false))),
-      details ? within<Record<string, unknown> | undefined>(details, undefined) : undefined,
-    ]);
-    const status = Object.fromEntries(names.map((n, i) => [n, results[i] ? "up" : "down"]));
-    const ready = results.every(Boolean);
-    ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? "ready" : "not_ready", checks: status, ...(facts ? { details: facts } : {}) };
-  });
-  return router;
+export interface HealthRouteDeps {
+  readiness: Record<string, ReadinessCheck>;
+  /** shown as /readyz details (how vector search runs, ...) */
+  readinessDetails?: ReadinessDetails;
 }
+
+export const HEALTH_ROUTES = [
+  declareRoute<HealthRouteDeps>({
+    method: "get",
+    path: "/healthz",
+    tag: "health",
+    access: "public",
+    operationId: "liveness",
+    summary: "Liveness",
+    response: "Liveness",
+    errors: [],
+    handler: (ctx) => {
+      ctx.body = { status: "ok" };
+    },
+  }),
+  declareRoute<HealthRouteDeps>({
+    method: "get",
+    path: "/readyz",
+    tag: "health",
+    access: "public",
+    operationId: "readiness",
+    summary: "Readiness: the event store, Temporal and the search engine answer",
+    response: "Readiness",
+    responseDescription: "Ready; 503 with the same body when a dependency is down",
+    errors: [503],
+    handler: async (ctx, { readiness: checks, readinessDetails: details }) => {
+      const names = Object.keys(checks);
+      const [results, facts] = await Promise.all([
+        Promise.all(names.map((n) => within(checks[n]!, false))),
+        details ? within<Record<string, unknown> | undefined>(details, undefined) : undefined,
+      ]);
+      const status = Object.fromEntries(names.map((n, i) => [n, results[i] ? "up" : "down"]));
+      const ready = results.every(Boolean);
+      ctx.status = ready ? 200 : 503;
+      ctx.body = { status: ready ? "ready" : "not_ready", checks: status, ...(facts ? { details: facts } : {}) };
+    },
+  }),
+];
