@@ -12,7 +12,6 @@ const FOLDERS = ["src", "workflows", "activities", "projections"];
 /** Functions over the limit today, "file name": lines; split one and remove it here. */
 const STILL_LONG: Record<string, number> = {
   "src/retrieval/engines/opensearch/openSearchEngine.ts createOpenSearchEngine": 550,
-  "src/usecases/search/searchService.ts createSearchService": 496,
   "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 423,
   "src/http/openapi/document.ts dashboardOperations": 375,
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 324,
