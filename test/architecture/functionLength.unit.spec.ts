@@ -15,8 +15,6 @@ const STILL_LONG: Record<string, number> = {
   "src/retrieval/engines/embedded/embeddedEngine.ts createEmbeddedEngine": 423,
   "src/http/openapi/document.ts dashboardOperations": 375,
   "src/http/routes/dashboardRoutes.ts dashboardRoutes": 324,
-  "activities/ingestion.ts createIngestionActivities": 254,
-  "src/usecases/works/works.ts createWorks": 241,
 };
 
 describe("function length", () => {
