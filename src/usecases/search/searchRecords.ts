@@ -4,13 +4,8 @@ import type { AuthContext } from "../auth/context.js";
 import type { ChargeInput } from "../accounts/chargeBatch.js";
 import { totalMicros, chargeLines } from "../../domain/organization.js";
 import type { RetrievalOutcome, SearchRequestInput } from "./pipeline.js";
-import {
-  PAYLOAD_VERSION,
-  queryRecordInsert,
-  type CachedRow,
-  type QueryPayload,
-  type QueryRecord,
-} from "./queryCache.js";
+import { PAYLOAD_VERSION, queryRecordInsert, type QueryPayload, type QueryRecord } from "./queryCache.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 import { pageStateOf, requestFingerprint, type PageExclusion } from "./paging.js";
 import { cursorOf } from "../../domain/cursors.js";
 import { EVERY_ROW } from "../../retrieval/rowSelection.js";
