@@ -32,7 +32,8 @@ import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { createSearchService } from "../src/usecases/search/searchService.js";
 import { createTemporalWorker } from "../src/app/temporalWorker.js";
 import { createUnlock } from "../src/usecases/unlock/unlock.js";
-import { PAYLOAD_VERSION, saveQueryRecord, type CachedRow } from "../src/usecases/search/queryCache.js";
+import { PAYLOAD_VERSION, saveQueryRecord } from "../src/usecases/search/queryCache.js";
+import type { CachedRow } from "../src/domain/resultRow.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
 import type { Embedder } from "../src/embedding/port.js";
 

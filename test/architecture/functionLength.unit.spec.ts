@@ -11,9 +11,6 @@ const FOLDERS = ["src", "workflows", "activities", "projections"];
 
 /** Functions over the limit today, "file name": lines; split one and remove it here. */
 const STILL_LONG: Record<string, number> = {
-  "src/usecases/search/searchService.ts createSearchService": 496,
-  "activities/ingestion.ts createIngestionActivities": 254,
-  "src/usecases/works/works.ts createWorks": 241,
 };
 
 describe("function length", () => {

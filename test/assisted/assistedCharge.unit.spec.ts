@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { assistedCharge } from "../../src/usecases/assisted/assistedCharge.js";
 import type { ChargeAssistedInput, VerifiedRow } from "../../workflows/assistedTypes.js";
-import type { CachedRow } from "../../src/usecases/search/queryCache.js";
+import type { CachedRow } from "../../src/domain/resultRow.js";
 
 /** A verified row of 100 tokens at 1 credit per 1000 tokens: 0.1 credit (100,000 micro-credits). */
 function verified(id: string, judgeScore: number, collection = "scifact"): VerifiedRow {

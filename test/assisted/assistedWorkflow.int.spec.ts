@@ -28,7 +28,7 @@ import {
 } from "../../workflows/assistedTypes.js";
 import type { AssistedActivities } from "../../activities/assisted.js";
 import type { PlanInput, UnderstandInput, Verdict } from "../../src/reasoner/port.js";
-import type { CachedRow } from "../../src/usecases/search/queryCache.js";
+import type { CachedRow } from "../../src/domain/resultRow.js";
 
 const TASK_QUEUE = "assisted-workflow-stubs";
 const HOUR_MS = 3_600_000;

@@ -6,7 +6,7 @@ import {
   responseFigures,
   MAX_IMAGES_PER_CALL,
 } from "../../src/usecases/figures/figureImages.js";
-import type { CachedRow } from "../../src/usecases/search/queryCache.js";
+import type { CachedRow } from "../../src/domain/resultRow.js";
 
 function row(id: string, figures: number): CachedRow {
   return {

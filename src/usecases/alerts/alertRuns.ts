@@ -17,13 +17,8 @@ import {
 } from "../../../workflows/alertTypes.js";
 import { rowsWithIntegrity } from "../works/integrityRows.js";
 import type { RetrievalOutcome } from "../search/pipeline.js";
-import {
-  loadQueryRecord,
-  PAYLOAD_VERSION,
-  saveQueryRecord,
-  type CachedRow,
-  type QueryRecord,
-} from "../search/queryCache.js";
+import { loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type QueryRecord } from "../search/queryCache.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 import { selectRun } from "./alertRules.js";
 import { workflowActor, type AlertsContext } from "./alertsContext.js";
 import { pauseRetired } from "./alertState.js";

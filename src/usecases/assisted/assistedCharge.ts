@@ -5,7 +5,8 @@
 import type { CollectionCharge } from "../../domain/events.js";
 import { chargeLines, totalTokens } from "../../domain/organization.js";
 import { capToCost } from "../../domain/costCap.js";
-import { PAYLOAD_VERSION, type AssistedPayload, type CachedRow, type QueryRecord } from "../search/queryCache.js";
+import { PAYLOAD_VERSION, type AssistedPayload, type QueryRecord } from "../search/queryCache.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 import type { ChargeAssistedInput } from "../../../workflows/assistedTypes.js";
 
 interface AssistedCharge {

@@ -17,7 +17,7 @@ import type { Db } from "../../eventstore/db.js";
 import type { QueryUnderstanding } from "../../reasoner/port.js";
 import type { Accounts } from "../accounts/accounts.js";
 import type { Discovery } from "../catalogue/discovery.js";
-import type { CachedRow } from "../search/queryCache.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 import type { BillingOutcome, SearchService } from "../search/searchService.js";
 
 export interface AssistedRequest {

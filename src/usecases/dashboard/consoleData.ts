@@ -7,7 +7,7 @@ import type { Accounts, Organization } from "../accounts/accounts.js";
 import type { Operations } from "../operator/operations.js";
 import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
 import type { Actor } from "../../domain/events.js";
-import type { CachedRow } from "../search/queryCache.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 import { queryOwnerOf, queryRowsOf, recentQueriesOf, type RecentQueryOptions } from "./recentQueries.js";
 import { readDailyUsage, readUsageReport, type UsageRange, type UsageReport } from "./usageReport.js";
 

@@ -4,7 +4,8 @@
 import type { Queryable } from "../../eventstore/db.js";
 import { orgStream, type DomainEvent } from "../../domain/events.js";
 import { Rejection } from "../../domain/rejection.js";
-import { cachedUntil, freshness, loadQueryRecord, type CachedRow } from "../search/queryCache.js";
+import { cachedUntil, freshness, loadQueryRecord } from "../search/queryCache.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 import { NO_FILTER, passesQueryFilter, type QueryFilter } from "./recentQueryRules.js";
 
 type SearchChargedData = Extract<DomainEvent, { type: "SearchCharged" }>["data"];

@@ -9,7 +9,7 @@ import { EmbeddingMismatchError, type SearchEngine } from "../../retrieval/port.
 import type { AuthContext } from "../auth/context.js";
 import { inKeyScope, resolveTargets } from "../auth/keyScope.js";
 import { pricePer1000For } from "../../domain/pricing.js";
-import type { CachedRow } from "./queryCache.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 import { teaserOf } from "./queryCache.js";
 import { assertSearchableQuery } from "./queryValidation.js";
 import { Rejection } from "../../domain/rejection.js";

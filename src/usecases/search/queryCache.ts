@@ -12,8 +12,6 @@ import { deflateText } from "./payloadDeflate.js";
 export const PAYLOAD_VERSION = 1;
 const CACHE_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
-export type { CachedRow } from "../../domain/resultRow.js";
-
 /** What an assisted answer holds beyond its rows (whose `relevance` is the judge's score). */
 export interface AssistedPayload {
   status: "results" | "no_relevant_results";

@@ -4,7 +4,8 @@
 // sandbox keys here, saying why.
 import { createHash } from "node:crypto";
 import type { Queryable } from "../../eventstore/db.js";
-import type { CachedRow, QueryRecord } from "./queryCache.js";
+import type { QueryRecord } from "./queryCache.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 import { PAYLOAD_VERSION, teaserOf } from "./queryCache.js";
 import type { AuthContext } from "../auth/context.js";
 import { Rejection } from "../../domain/rejection.js";

@@ -10,7 +10,7 @@ import type {
 } from "../../usecases/search/searchService.js";
 import type { CatalogueService } from "../../usecases/catalogue/catalogueService.js";
 import { remainingCost } from "../../usecases/search/searchService.js";
-import type { CachedRow } from "../../usecases/search/queryCache.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import type { CollectionReadiness } from "../../domain/readiness.js";
 import type { SearchEngine } from "../../retrieval/port.js";

@@ -1,0 +1,86 @@
+// A work's references and the works citing it: pages through the cursor of their list, each with what it covers.
+import type { AuthContext } from "../auth/context.js";
+import { Rejection } from "../../domain/rejection.js";
+import { listCursorOf, offsetOfCursor } from "../../domain/cursors.js";
+import { citingRows, referencesOf } from "./worksReads.js";
+import { admit, entriesFor, resolve, scopeOf, workKey, worksOf, type WorksContext } from "./worksContext.js";
+import {
+  citedByNote,
+  groupRows,
+  listedOrder,
+  notFound,
+  referencesNote,
+  syntheticPage,
+  type GraphPage,
+} from "./workShapes.js";
+
+/** The work a list belongs to, the reachable index keys and where the page starts; null for a sandbox key. */
+async function openList(
+  ctx: WorksContext,
+  auth: AuthContext,
+  id: string,
+  list: "references" | "cited-by",
+  cursor: string | undefined,
+) {
+  await admit(ctx, auth);
+  if (auth.billingMode === "sandbox") return null;
+  const keys = scopeOf(ctx, auth);
+  const [one] = await resolve(ctx, keys, [id]);
+  if (!one?.work) throw new Rejection("WORK_NOT_FOUND", notFound(id));
+  return { keys, rows: one.rows, work: one.work, offset: offsetOfCursor(cursor, list, workKey(one.work)) };
+}
+
+export async function references(
+  ctx: WorksContext,
+  auth: AuthContext,
+  id: string,
+  page: { limit: number; cursor?: string },
+): Promise<GraphPage> {
+  const opened = await openList(ctx, auth, id, "references", page.cursor);
+  if (!opened) return syntheticPage(id, "references");
+  const { keys, work, offset, rows } = opened;
+  const holder = rows.find((r) => r.referencesRecorded !== null) ?? rows[0]!;
+  const refs = await referencesOf(ctx.db, holder.indexKey, holder.docId);
+  const items = await entriesFor(ctx, keys, refs.slice(offset, offset + page.limit));
+  const next =
+    offset + page.limit < refs.length
+      ? listCursorOf({ list: "references", work: workKey(work), offset: offset + page.limit })
+      : null;
+  const recorded = work.referencesRecorded;
+  const note = referencesNote(ctx.collectionOf.get(holder.indexKey), recorded, refs.length, work.referencesHeld);
+  return {
+    work: { ids: work.ids },
+    items,
+    nextCursor: next,
+    coverage: { recorded, held: work.referencesHeld, note },
+  };
+}
+
+export async function citedBy(
+  ctx: WorksContext,
+  auth: AuthContext,
+  id: string,
+  page: { limit: number; cursor?: string },
+): Promise<GraphPage> {
+  const opened = await openList(ctx, auth, id, "cited-by", page.cursor);
+  if (!opened) return syntheticPage(id, "cited-by");
+  const { keys, work, offset } = opened;
+  const citing = groupRows(
+    (await citingRows(ctx.db, keys, [{ doi: work.ids.doi, pmid: work.ids.pmid, openalex: work.ids.openalex }])).get(
+      0,
+    ) ?? [],
+  );
+  const all = await worksOf(ctx, citing, keys);
+  // newest first, then by id: a stable order the cursor pages through
+  all.sort((a, b) =>
+    listedOrder({ date: a.publication_date, key: workKey(a) }, { date: b.publication_date, key: workKey(b) }),
+  );
+  const items = all.slice(offset, offset + page.limit).map((w) => ({ held: true as const, ...w }));
+  const next =
+    offset + page.limit < all.length
+      ? listCursorOf({ list: "cited-by", work: workKey(work), offset: offset + page.limit })
+      : null;
+  const recorded = work.citedByCount;
+  const note = citedByNote(recorded, all.length);
+  return { work: { ids: work.ids }, items, nextCursor: next, coverage: { recorded, held: all.length, note } };
+}

@@ -1,0 +1,207 @@
+// The shapes the works use cases answer with, and their pure rules: how rows group into works, the order of every list
+// of works, what a list's coverage note says, and a sandbox key's synthetic works.
+import { createHash } from "node:crypto";
+import type { Db } from "../../eventstore/db.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
+import { parseWorkId, resolvingUrl } from "../../domain/identifiers.js";
+import { NO_INTEGRITY_NOTICE, type Integrity, type WorkEvidence } from "../../domain/integrity.js";
+import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
+import type { WorkFields } from "../../ingest/works.js";
+import type { IntegrityOf } from "./integrityRows.js";
+import type { ExportExtras } from "./citationExport.js";
+import type { WorkRow } from "./worksReads.js";
+
+/** What exports add to a work (the works table keeps it): never in the JSON answers. */
+type ExportOnlyField = "abstract" | "keywords" | "mesh";
+
+export interface Work extends Omit<WorkFields, "cited_by_count" | ExportOnlyField> {
+  ids: { doi: string | null; pmid: string | null; pmcid: string | null; openalex: string | null; docId: string };
+  /** the source's count of works citing it (OpenAlex); null where the source has none */
+  citedByCount: number | null;
+  integrity: Integrity;
+  /** the reachable collections holding it */
+  collections: string[];
+  /** references the source records (null: it records none) and how many of them the reachable collections hold */
+  referencesRecorded: number | null;
+  referencesHeld: number;
+  /** works of the reachable collections that cite it */
+  citedByHeld: number;
+  synthetic?: true;
+}
+
+export type BatchEntry = ({ id: string } & Work) | { id: string; error: { code: "WORK_NOT_FOUND"; message: string } };
+
+/**
+ * A reference or citing work: the work where a reachable collection holds it, else the identifiers the source gives.
+ */
+export type GraphEntry =
+  | ({ held: true } & Work)
+  | {
+      held: false;
+      /** what the source knows of it: the identifiers its reference list gives */
+      ids: { doi: string | null; pmid: string | null; openalex: string | null };
+      /** the link that resolves it: doi.org, else PubMed, else OpenAlex */
+      url: string | null;
+    };
+
+export interface GraphPage {
+  work: { ids: Work["ids"] };
+  items: GraphEntry[];
+  nextCursor: string | null;
+  coverage: { recorded: number | null; held: number; note: string };
+}
+
+export interface WorksDeps {
+  db: Db;
+  catalog: Pick<CollectionCatalog, "collections" | "resolveCollection" | "physicalMembers">;
+  engineKind: string;
+  /** each work's integrity by the retraction rule, under the update lists in force */
+  integrity: (works: readonly WorkEvidence[]) => Promise<Integrity[]>;
+  /** the same for rows that name their work by DOI and PMID only (a kept search's rows, for exports) */
+  rowIntegrity: IntegrityOf;
+  clock: () => Date;
+}
+
+/** Why no work answers `id`, naming the spellings that would (for a bare number: its `pmid:` form). */
+export function notFound(id: string): string {
+  const parsed = parseWorkId(id);
+  if (parsed?.orDocId)
+    return (
+      `no collection this key can reach holds a work with PubMed id ${parsed.value} or doc_id "${parsed.value}" ` +
+      `(a bare number is read as pmid:${parsed.value}, then as a doc_id); send pmid:${parsed.value} to name the ` +
+      "PubMed id, or the work's DOI (10.…), PMCID (PMC…) or OpenAlex id (W…)"
+    );
+  return (
+    `no collection this key can reach holds a work "${id}"; ids are a DOI (bare, doi:… or https://doi.org/…), ` +
+    "pmid:NNN or a PubMed URL, pmcid:PMCNNN, an OpenAlex id (W… or its openalex.org URL) or a result's doc_id"
+  );
+}
+
+/** Groups rows that share a DOI, PMID or OpenAlex id (the same work in several collections), in first-seen order. */
+export function groupRows(rows: readonly WorkRow[]): WorkRow[][] {
+  const groups: WorkRow[][] = [];
+  const byId = new Map<string, number>();
+  for (const row of rows) {
+    const keys = [
+      row.doi && `doi:${row.doi}`,
+      row.pmid && `pmid:${row.pmid}`,
+      row.openalex && `oa:${row.openalex}`,
+    ].filter((k): k is string => !!k);
+    const at = keys.map((k) => byId.get(k)).find((g) => g !== undefined);
+    const group = at ?? groups.push([]) - 1;
+    groups[group]!.push(row);
+    for (const k of keys) if (!byId.has(k)) byId.set(k, group);
+  }
+  return groups;
+}
+
+/** What a work's reference list covers: what its source records, how many have ids, how many are held. */
+export function referencesNote(collection: string | undefined, recorded: number | null, withIds: number, held: number) {
+  return recorded === null
+    ? `The source of ${collection} records no references for this work: an empty list does not mean it cites nothing.`
+    : `The source records ${recorded} references` +
+        `${withIds < recorded ? `, ${withIds} of them with a DOI, PMID or OpenAlex id` : ""}; ` +
+        `${held} are works in the collections this key reaches, the others are listed by their ids with held: false.`;
+}
+
+/** What a work's citing-works list covers: the source's count across the literature, and how many are held. */
+export function citedByNote(recorded: number | null, held: number): string {
+  return recorded === null
+    ? `The source records no count of citing works for this work; ${held} works in the collections this key reaches ` +
+        "cite it (only sources that record references, such as OpenAlex, MEDLINE and JATS, contribute citations)."
+    : `The source counts ${recorded} citing works across all of the literature; ${held} of them are works in the ` +
+        "collections this key reaches.";
+}
+
+/** The order of every list of works (citing works, an author's works): newest first, then by id, stable for cursors. */
+export function listedOrder(a: { date: string | null; key: string }, b: { date: string | null; key: string }): number {
+  return (b.date ?? "").localeCompare(a.date ?? "") || a.key.localeCompare(b.key);
+}
+
+/** An unheld reference: the ids its source gives and the link that resolves it. */
+export function unheldEntry(r: CitedWorkIds): Omit<Extract<GraphEntry, { held: false }>, "held"> {
+  const ids = { doi: r.doi ?? null, pmid: r.pmid ?? null, openalex: r.openalex ?? null };
+  return { ids, url: resolvingUrl(ids) };
+}
+
+/** What the works table keeps of a work for its exports: the first of its rows that has each. */
+export function exportExtrasOf(rows: readonly WorkRow[]): ExportExtras {
+  const first = <T>(f: (r: WorkRow) => T | null | undefined, empty: (v: T) => boolean): T | undefined =>
+    rows.map(f).find((v): v is T => v !== null && v !== undefined && !empty(v));
+  return {
+    abstract:
+      first(
+        (r) => r.fields.abstract,
+        (v) => v === "",
+      ) ?? null,
+    keywords:
+      first(
+        (r) => r.fields.keywords,
+        (v) => v.length === 0,
+      ) ?? [],
+    mesh:
+      first(
+        (r) => r.fields.mesh,
+        (v) => v.length === 0,
+      ) ?? [],
+  };
+}
+
+export function pick(rows: readonly WorkRow[], f: (r: WorkRow) => string | null): string | null {
+  for (const r of rows) {
+    const v = f(r);
+    if (v) return v;
+  }
+  return null;
+}
+
+/** A sandbox key's work: the live shape, deterministic from the id, marked synthetic, no licensed metadata. */
+export function syntheticWork(id: string): Work {
+  const digest = createHash("sha256").update(id).digest("hex");
+  const parsed = parseWorkId(id);
+  return {
+    ids: {
+      doi: parsed?.field === "doi" ? parsed.value : null,
+      pmid: parsed?.field === "pmid" ? parsed.value : null,
+      pmcid: parsed?.field === "pmcid" ? parsed.value : null,
+      openalex: parsed?.field === "openalex" ? parsed.value : null,
+      docId: `syn_doc_${digest.slice(0, 12)}`,
+    },
+    title: `Synthetic work ${digest.slice(0, 8)}`,
+    authors: ["Sandbox A", "Sandbox B"],
+    authorships: [
+      { name: "Sandbox A", id: null, orcid: null, position: "first" },
+      { name: "Sandbox B", id: null, orcid: null, position: "last" },
+    ],
+    journal: "Sandbox Journal of Synthetic Results",
+    issn: [],
+    publisher: null,
+    publication_date: `20${10 + (parseInt(digest.slice(8, 10), 16) % 15)}-01-01`,
+    article_type: "other",
+    open_access: null,
+    license: null,
+    url: null,
+    citedByCount: null,
+    integrity: NO_INTEGRITY_NOTICE,
+    collections: [],
+    referencesRecorded: null,
+    referencesHeld: 0,
+    citedByHeld: 0,
+    synthetic: true,
+  };
+}
+
+export function syntheticPage(id: string, list: "references" | "cited-by"): GraphPage {
+  return {
+    work: { ids: syntheticWork(id).ids },
+    items: [],
+    nextCursor: null,
+    coverage: {
+      recorded: null,
+      held: 0,
+      note:
+        "Sandbox keys see synthetic works, which have no " +
+        `${list === "references" ? "references" : "citing works"}; use a live key.`,
+    },
+  };
+}
