@@ -32,7 +32,15 @@ import { startSupervisedProcess, type SupervisedProcess } from "../src/infra/sup
 import { waitForReady } from "../src/infra/readiness.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
 import type { RetrievalMode } from "../src/retrieval/port.js";
-import { PHASES, profileClockMicros, summarizeProfiles, type Phase } from "./cpuProfile.js";
+import {
+  CATEGORIES,
+  PHASES,
+  profileClockMicros,
+  summarizeCategories,
+  summarizeProfiles,
+  type Category,
+  type Phase,
+} from "./cpuProfile.js";
 import { againstDataRoot, installMissingDependencies } from "./againstDeps.js";
 import { indexMappingVersion, mappingVersionOf, treeCollection, writeTreeIndex } from "./treeIndexes.js";
 import {
@@ -97,6 +105,10 @@ interface ProfileFigures {
   connections: number;
   requests: number;
   threads: Array<{ thread: string; msPerRequest: number; byPhase: Partial<Record<Phase, number>> }>;
+  /** the main thread's CPU ms per request by category (cpuProfile.ts CATEGORIES) */
+  mainByCategory: Partial<Record<Category, number>>;
+  /** the main thread's costliest innermost functions, CPU ms per request */
+  hottest: Array<{ where: string; ms: number }>;
 }
 
 /** The same retrieval straight to OpenSearch through the adapter, no service. */
@@ -513,7 +525,20 @@ function profileFigures(dir: string, window: { from: number; to: number; request
       byPhase,
     };
   });
-  return { connections: PROFILED_CONCURRENCY, requests: window.requests, threads };
+  const perRequest = (ms: number) => Math.round((ms / window.requests) * 1000) / 1000;
+  // the main thread's CPU by the finer categories of issue 54, and the functions that cost most
+  const main = summarizeProfiles(dir, window.from, window.to)[0];
+  const detail = main && summarizeCategories(main.file, window.from, window.to);
+  const byCategory: Partial<Record<Category, number>> = {};
+  for (const category of CATEGORIES) {
+    const ms = detail?.byCategory.get(category);
+    if (ms) byCategory[category] = perRequest(ms);
+  }
+  const hottest = [...(detail?.byFunction ?? [])]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 30)
+    .map(([where, ms]) => ({ where, ms: perRequest(ms) }));
+  return { connections: PROFILED_CONCURRENCY, requests: window.requests, threads, mainByCategory: byCategory, hottest };
 }
 
 async function httpBenchmark(
