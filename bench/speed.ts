@@ -615,7 +615,13 @@ async function httpBenchmark(
     const trees: Tree[] = [{ tag: "this", root: REPO_ROOT }];
     const againstData = against && !process.env.DATA_ROOT ? await againstDataRoot(against.root, REPO_ROOT) : undefined;
     if (against) trees.push({ tag: "against", root: against.root });
-    const againstDatabase = postgres && against ? await freshDatabase(postgres.url, "litsearch_against") : undefined;
+    // the other tree's store per engine: a tree whose catalogue lives in its event store (b98b6e0 does) seeds it from
+    // the collections file on its first start only, so a store its embedded service seeded with "scifact" kept its
+    // OpenSearch service from seeing the collection named for its own index (404 COLLECTION_NOT_FOUND, 30 Nov)
+    const againstDatabases = new Map<EngineFigures["engine"], string>();
+    if (postgres && against)
+      for (const engine of engines)
+        againstDatabases.set(engine, await freshDatabase(postgres.url, `litsearch_against_${engine}`));
     for (const store of stores) {
       for (const engine of engines) {
         const runs = new Map<Tree["tag"], EngineFigures[]>(trees.map((t) => [t.tag, []]));
@@ -625,7 +631,7 @@ async function httpBenchmark(
           // the floor, this, that; then that, this, the floor: the floor drifts with the machine as the services do
           if (engine === "opensearch" && measureFloorNow && round % 2 === 0) floorsBeside.push(await measureFloorNow());
           for (const tree of order) {
-            const databaseUrl = tree.tag === "this" ? postgres?.url : againstDatabase;
+            const databaseUrl = tree.tag === "this" ? postgres?.url : againstDatabases.get(engine);
             runs.get(tree.tag)!.push(await measureTree(tree, engine, store, databaseUrl));
           }
           if (engine === "opensearch" && measureFloorNow && round % 2 === 1) floorsBeside.push(await measureFloorNow());
