@@ -1,5 +1,5 @@
 // Query embedding benchmark: the cost of one uncached query on the service's float32 path (bge-small-en-v1.5 over its
-// dequantized weights, in-process) for session settings and for concurrent queries batched into one run, and how far
+// dequantized weights, in-process) for session settings, alone and with concurrent queries in flight, and how far
 // each setting's vectors are from the shipped setting's (max absolute difference, min cosine). Prints JSON, then a
 // line per setting. SciFact's queries (demo-data/scifact/queries.jsonl), each embedded once per setting, so no
 // setting gets a cache hit.
@@ -29,11 +29,6 @@ const SETTINGS: Record<string, { options: Options; concurrent?: boolean }> = {
   "graph-extended": { options: { graphOptimizationLevel: "extended" } },
   "graph-basic": { options: { graphOptimizationLevel: "basic" } },
   "shipped-concurrent": { options: {}, concurrent: true },
-  "batched-concurrent": { options: { queryBatch: { maxTexts: 8, waitMs: 1 } }, concurrent: true },
-  "batched-threads-1-concurrent": {
-    options: { threads: 1, queryBatch: { maxTexts: 8, waitMs: 1 } },
-    concurrent: true,
-  },
 };
 
 const config = loadConfig();

@@ -32,7 +32,15 @@ import { startSupervisedProcess, type SupervisedProcess } from "../src/infra/sup
 import { waitForReady } from "../src/infra/readiness.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
 import type { RetrievalMode } from "../src/retrieval/port.js";
-import { PHASES, profileClockMicros, summarizeProfiles, type Phase } from "./cpuProfile.js";
+import {
+  CATEGORIES,
+  PHASES,
+  profileClockMicros,
+  summarizeCategories,
+  summarizeProfiles,
+  type Category,
+  type Phase,
+} from "./cpuProfile.js";
 import { againstDataRoot, installMissingDependencies } from "./againstDeps.js";
 import { indexMappingVersion, mappingVersionOf, treeCollection, writeTreeIndex } from "./treeIndexes.js";
 import {
@@ -97,6 +105,10 @@ interface ProfileFigures {
   connections: number;
   requests: number;
   threads: Array<{ thread: string; msPerRequest: number; byPhase: Partial<Record<Phase, number>> }>;
+  /** the main thread's CPU ms per request by category (cpuProfile.ts CATEGORIES) */
+  mainByCategory: Partial<Record<Category, number>>;
+  /** the main thread's costliest innermost functions, CPU ms per request */
+  hottest: Array<{ where: string; ms: number }>;
 }
 
 /** The same retrieval straight to OpenSearch through the adapter, no service. */
@@ -513,7 +525,20 @@ function profileFigures(dir: string, window: { from: number; to: number; request
       byPhase,
     };
   });
-  return { connections: PROFILED_CONCURRENCY, requests: window.requests, threads };
+  const perRequest = (ms: number) => Math.round((ms / window.requests) * 1000) / 1000;
+  // the main thread's CPU by the finer categories of issue 54, and the functions that cost most
+  const main = summarizeProfiles(dir, window.from, window.to)[0];
+  const detail = main && summarizeCategories(main.file, window.from, window.to);
+  const byCategory: Partial<Record<Category, number>> = {};
+  for (const category of CATEGORIES) {
+    const ms = detail?.byCategory.get(category);
+    if (ms) byCategory[category] = perRequest(ms);
+  }
+  const hottest = [...(detail?.byFunction ?? [])]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 30)
+    .map(([where, ms]) => ({ where, ms: perRequest(ms) }));
+  return { connections: PROFILED_CONCURRENCY, requests: window.requests, threads, mainByCategory: byCategory, hottest };
 }
 
 async function httpBenchmark(
@@ -590,7 +615,13 @@ async function httpBenchmark(
     const trees: Tree[] = [{ tag: "this", root: REPO_ROOT }];
     const againstData = against && !process.env.DATA_ROOT ? await againstDataRoot(against.root, REPO_ROOT) : undefined;
     if (against) trees.push({ tag: "against", root: against.root });
-    const againstDatabase = postgres && against ? await freshDatabase(postgres.url, "litsearch_against") : undefined;
+    // the other tree's store per engine: a tree whose catalogue lives in its event store (b98b6e0 does) seeds it from
+    // the collections file on its first start only, so a store its embedded service seeded with "scifact" kept its
+    // OpenSearch service from seeing the collection named for its own index (404 COLLECTION_NOT_FOUND, 30 Nov)
+    const againstDatabases = new Map<EngineFigures["engine"], string>();
+    if (postgres && against)
+      for (const engine of engines)
+        againstDatabases.set(engine, await freshDatabase(postgres.url, `litsearch_against_${engine}`));
     for (const store of stores) {
       for (const engine of engines) {
         const runs = new Map<Tree["tag"], EngineFigures[]>(trees.map((t) => [t.tag, []]));
@@ -600,7 +631,7 @@ async function httpBenchmark(
           // the floor, this, that; then that, this, the floor: the floor drifts with the machine as the services do
           if (engine === "opensearch" && measureFloorNow && round % 2 === 0) floorsBeside.push(await measureFloorNow());
           for (const tree of order) {
-            const databaseUrl = tree.tag === "this" ? postgres?.url : againstDatabase;
+            const databaseUrl = tree.tag === "this" ? postgres?.url : againstDatabases.get(engine);
             runs.get(tree.tag)!.push(await measureTree(tree, engine, store, databaseUrl));
           }
           if (engine === "opensearch" && measureFloorNow && round % 2 === 1) floorsBeside.push(await measureFloorNow());

@@ -6,7 +6,6 @@ import { loadModelManifest, type ModelManifest } from "./modelManifest.js";
 import type { Embedder } from "./port.js";
 import { loadModelTokenizer, type WordpieceTokenizer } from "./wordpieceTokenizer.js";
 import { openEncoderSession, type EncoderSessionOptions } from "./encoderSession.mjs";
-import { createQueryBatcher, type QueryBatcherOptions } from "./queryBatcher.js";
 
 /** Which graph of the manifest runs: the fp32 export, or its int8 quantization (manifest `onnxInt8`). */
 export type EmbeddingPrecision = "fp32" | "int8";
@@ -34,11 +33,6 @@ interface OnnxEmbedderOptions {
   /** ONNX Runtime's graph optimisation level and CPU memory arena (defaults: "all", on) */
   graphOptimizationLevel?: EncoderSessionOptions["graphOptimizationLevel"];
   memArena?: boolean;
-  /**
-   * Concurrent queries embedded together in one run (queryBatcher.ts); unset: each query runs alone. The vectors of
-   * a padded batch differ from a lone run's in the last bits of float32 (bench/queryEmbedding.ts prints how much).
-   */
-  queryBatch?: QueryBatcherOptions;
 }
 
 export interface OnnxEmbedder extends Embedder {
@@ -146,15 +140,6 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
     return vectors;
   }
 
-  /** queries queued together run as one batch on the first lane */
-  const batchedQuery =
-    options.queryBatch &&
-    createQueryBatcher(async (texts: string[]) => {
-      if (closed) throw new Error("embedder is closed");
-      const [run] = await lanes();
-      return run!(texts.map((text) => tokenizer.encode(text, manifest.maxTokens).inputIds));
-    }, options.queryBatch);
-
   return {
     modelName: embeddingModelName(manifest, precision),
     dims: manifest.dims,
@@ -163,7 +148,8 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
     precision,
     embedPassages: (texts, onEmbedded) => embed(texts, onEmbedded),
     async embedQuery(text) {
-      if (batchedQuery) return batchedQuery(manifest.queryPrefix + text);
+      // each query runs alone: batching concurrent queries into one padded run saved no CPU at 16 in flight and
+      // tripled their latency (docs/measurements.md, issue 54, 30 Nov)
       const [vector] = await embed([manifest.queryPrefix + text]);
       return vector as Float32Array;
     },

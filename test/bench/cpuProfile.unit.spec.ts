@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { SOURCE_PHASES, summarizeProfile } from "../../bench/cpuProfile.js";
+import { SOURCE_CATEGORIES, SOURCE_PHASES, summarizeCategories, summarizeProfile } from "../../bench/cpuProfile.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cpu-profile-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -48,7 +48,7 @@ writeFileSync(file, JSON.stringify(profile));
 describe("CPU profile summary", () => {
   it('charges to phases only paths that exist under src/ (a moved module would fall to "other service code")', () => {
     const src = join(import.meta.dirname, "../../src");
-    for (const [prefix] of SOURCE_PHASES) {
+    for (const [prefix] of [...SOURCE_PHASES, ...SOURCE_CATEGORIES]) {
       const path = join(src, prefix);
       const exists = prefix.endsWith("/")
         ? existsSync(path)
@@ -69,5 +69,19 @@ describe("CPU profile summary", () => {
       "V8 and native": 1,
     });
     expect(summary.busyMs).toBe(6);
+  });
+
+  it("charges each sample to a category of issue 54: pg under billing code, koa, sockets, GC, and its function", () => {
+    const summary = summarizeCategories(file, 1_001_500, 1_010_000);
+    expect(Object.fromEntries(summary.byCategory)).toEqual({
+      // node:buffer called by pg under our billing code, and pg's parser with none of our frames on its stack
+      "billing append": 2,
+      // koa's respond, and a socket read outside any package
+      "HTTP/Koa/middleware": 2,
+      "garbage collection": 1,
+      "V8 and native": 1,
+    });
+    expect(summary.busyMs).toBe(6);
+    expect(summary.byFunction.get("respond lib/application.js")).toBe(1);
   });
 });

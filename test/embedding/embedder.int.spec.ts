@@ -227,7 +227,7 @@ describe("the service's query session", () => {
 describe("the service's query session, tuned", () => {
   // bench/queryEmbedding.ts compares these settings; a setting may cut the cost, never move a query's vector past the
   // padded-batch tolerance above (every setting measured 29 Nov gave the shipped bits but graph "basic", 1.8e-7)
-  it("gives each query the shipped vector: queries batched, one thread, no arena, other graphs", async () => {
+  it("gives each query the shipped vector: one thread, no arena, other graphs", async () => {
     const service = await loadServiceModelManifest();
     const queries = (await readFile(join(SCIFACT, "queries.jsonl"), "utf8"))
       .split("\n")
@@ -242,7 +242,6 @@ describe("the service's query session, tuned", () => {
       await shipped.close();
     }
     const settings = [
-      { queryBatch: { maxTexts: 8, waitMs: 1 } },
       { threads: 1, memArena: false },
       { graphOptimizationLevel: "extended" as const },
       { graphOptimizationLevel: "basic" as const },
@@ -250,7 +249,7 @@ describe("the service's query session, tuned", () => {
     for (const setting of settings) {
       const tuned = await createOnnxEmbedder({ manifest: service, ...setting });
       try {
-        // all at once: the batched setting runs them in two padded runs of 8
+        // all at once, as concurrent searches ask
         const vectors = await Promise.all(queries.map((query) => tuned.embedQuery(query)));
         vectors.forEach((vector, i) =>
           expect(maxAbsDiff(vector, expected[i]!), `${JSON.stringify(setting)}: ${queries[i]}`).toBeLessThan(1e-5),
