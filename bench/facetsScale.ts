@@ -1,8 +1,8 @@
 // Facets and author lookups at scale, on one engine: N generated chunks (bench/scaleBench.ts: SciFact abstracts
-// replicated, one chunk per work, years 2000-2024, open access every other work) given the metadata facets read - a
-// journal of 400 (with its ISSN), two subjects of 300, three authors of 40,000 people (OpenAlex id and ORCID; one in
-// ten ORCID-only, one in ten name-only) - indexed in the service's engine, the works written to PGlite as ingestion
-// writes them. Then, through the use cases the routes run (quota event included): facets without a query (year and
+// replicated), three chunks a work, given the metadata facets read - years 2000-2024 skewed to recent ones, a journal of
+// 400 (with its ISSN) and two subjects of 300 skewed to a few, three distinct authors of 40,000 people skewed so some
+// have hundreds of works (OpenAlex id and ORCID; one in ten ORCID-only, one in ten name-only) - indexed in the
+// service's engine, the works written to PGlite as ingestion writes them. Then, through the use cases the routes run (quota event included): facets without a query (year and
 // journal, the field's growth; then the six facets other than integrity, the author facet alone, and integrity, which
 // reads every work's DOI), facets with a query (year and journal over its relevant works), and GET /authors/{id},
 // ?name= and /{id}/works. The load writes generated vectors through the engine's bulk path (no embedding model).
