@@ -1,12 +1,13 @@
 // Facets and author lookups at scale, on one engine: N generated chunks (bench/scaleBench.ts: SciFact abstracts
-// replicated), three chunks a work, given the metadata facets read - years 2000-2024 skewed to recent ones, a journal of
-// 400 (with its ISSN) and two subjects of 300 skewed to a few, three distinct authors of 40,000 people skewed so some
-// have hundreds of works (OpenAlex id and ORCID; one in ten ORCID-only, one in ten name-only) - indexed in the
-// service's engine, the works written to PGlite as ingestion writes them. Then, through the use cases the routes run (quota event included): facets without a query (year and
-// journal, the field's growth; then the six facets other than integrity, the author facet alone, and integrity, which
-// reads every work's DOI), facets with a query (year and journal over its relevant works), and GET /authors/{id},
-// ?name= and /{id}/works. The load writes generated vectors through the engine's bulk path (no embedding model).
-// Usage: npm run bench:facets-scale -- --engine embedded|opensearch --chunks N [--runs 20] [--slow-runs 3]
+// replicated), three chunks a work, given the metadata facets read - years 2000-2024 skewed to recent ones, a journal
+// of 400 (with its ISSN) and two subjects of 300 skewed to a few, three distinct authors of 40,000 people skewed so
+// some have hundreds of works (OpenAlex id and ORCID; one in ten ORCID-only, one in ten name-only) - indexed in the
+// service's engine, the works written to PGlite as ingestion writes them. Then, through the use cases the routes run
+// (quota event included): facets without a query (year and journal, the field's growth; then the six facets other than
+// integrity, the author facet alone, and integrity, which reads every work's DOI), facets with a query (year and
+// journal over its relevant works), and GET /authors/{id}, ?name= and /{id}/works. The load writes generated vectors
+// through the engine's bulk path (no embedding model). Usage: npm run bench:facets-scale -- --engine
+// embedded|opensearch --chunks N [--runs 20] [--slow-runs 3]
 //   [--in-flight 2] [--drop]. The loaded index and works are kept in data/bench/facets-scale/ and reused by the next
 //   run of the same engine and size (--drop removes them after the run).
 // Prints a readable line per figure, then one JSON line. Progress on stderr.
@@ -220,9 +221,9 @@ const db = await openPglite(join(home, "pglite"));
 const loadBefore = loadavg()[0]!;
 /**
  * The load: generated vectors (no embedding model) straight through the adapter's bulk path, the next batches generated
- * while the engine writes (LOAD_IN_FLIGHT bulk calls at once on OpenSearch, one on the embedded engine), on OpenSearch an
- * asynchronous translog while loading and commit's force-merge into one segment at the end; then the works, written to
- * PGlite as ingestion writes them (the first chunk of each).
+ * while the engine writes (LOAD_IN_FLIGHT bulk calls at once on OpenSearch, one on the embedded engine), on OpenSearch
+ * an asynchronous translog while loading and commit's force-merge into one segment at the end; then the works, written
+ * to PGlite as ingestion writes them (the first chunk of each).
  */
 async function load(): Promise<Loaded> {
   let started = performance.now();
