@@ -1,15 +1,19 @@
 // Facets and author lookups at scale, on one engine: N generated chunks (bench/scaleBench.ts: SciFact abstracts
-// replicated, one chunk per work, years 2000-2024, open access every other work) given the metadata facets read - a
-// journal of 400 (with its ISSN), two subjects of 300, three authors of 40,000 people (OpenAlex id and ORCID; one in
-// ten ORCID-only, one in ten name-only) - indexed in the service's engine, the works written to PGlite as ingestion
-// writes them. Then, through the use cases the routes run (quota event included): facets without a query (year and
-// journal, the field's growth; then the six facets other than integrity, the author facet alone, and integrity, which
-// reads every work's DOI), facets with a query (year and journal over its relevant works), and GET /authors/{id},
-// ?name= and /{id}/works. The load writes generated vectors through the engine's bulk path (no embedding model).
-// Usage: npm run bench:facets-scale -- --engine embedded|opensearch --chunks N [--runs 20] [--slow-runs 3]
+// replicated), three chunks a work, given the metadata facets read - years 2000-2024 skewed to recent ones, a journal
+// of 400 (with its ISSN) and two subjects of 300 skewed to a few, three distinct authors of 40,000 people skewed so
+// some have hundreds of works (OpenAlex id and ORCID; one in ten ORCID-only, one in ten name-only) - indexed in the
+// service's engine, the works written to PGlite as ingestion writes them. Then, through the use cases the routes run
+// (quota event included): facets without a query (year and journal, the field's growth; then the six facets other than
+// integrity, the author facet alone, and integrity, which reads every work's DOI), facets with a query (year and
+// journal over its relevant works), and GET /authors/{id}, ?name= and /{id}/works. The load writes generated vectors
+// through the engine's bulk path (no embedding model). Usage: npm run bench:facets-scale -- --engine
+// embedded|opensearch --chunks N [--runs 20] [--slow-runs 3]
+//   [--in-flight 2] [--drop]. The loaded index and works are kept in data/bench/facets-scale/ and reused by the next
+//   run of the same engine and size (--drop removes them after the run).
 // Prints a readable line per figure, then one JSON line. Progress on stderr.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { cacheDirFrom } from "../src/app/config.js";
@@ -46,6 +50,8 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "20" },
     "slow-runs": { type: "string", default: "3" },
     heap: { type: "string", default: "4g" },
+    drop: { type: "boolean", default: false },
+    "in-flight": { type: "string", default: "2" },
   },
 });
 const engineKind = args.engine;
@@ -74,13 +80,35 @@ const orcidOf = (person: number): string => {
   return `${all.slice(0, 4)}-${all.slice(4, 8)}-${all.slice(8, 12)}-${all.slice(12)}`;
 };
 
-/** The facet metadata of generated work `ordinal` (journal, ISSN, subjects, authors, article type). */
+/** chunks of one generated work: its first carries the work's facets (work_facets), as ingestion writes them */
+const CHUNKS_PER_WORK = 3;
+/** In each cache directory's name, so an index of another generator is never reused. */
+const FACETS_GENERATOR = `v2: ${CHUNKS_PER_WORK} chunks a work, skewed years, journals, subjects and authors`;
+/** a skewed draw in [0, n): u^power puts most draws on the first values (a few journals, people with many works) */
+const skewed = (hash: number, n: number, power: number): number => Math.floor(n * (hash / 4294967296) ** power);
+
+/** Three distinct people of one work (one person is never two entries of a work), the first ones the most prolific. */
+function peopleOf(work: number): number[] {
+  const people: number[] = [];
+  for (let i = 0; people.length < 3; i++) {
+    const person = skewed(mix(work * 7 + i), PEOPLE, 2);
+    if (!people.includes(person)) people.push(person);
+  }
+  return people;
+}
+
+/**
+ * The facet metadata of generated chunk `ordinal`: chunk `ordinal % CHUNKS_PER_WORK` of work `ordinal /
+ * CHUNKS_PER_WORK`, with the work's year (skewed to recent years: a growing field), journal, ISSN, subjects, authors
+ * and article type.
+ */
 function facetMetadata(chunk: ChunkRecord): ChunkRecord {
   const ordinal = Number(chunk.id.slice("gen-".length));
-  const h = mix(ordinal);
-  const journal = h % JOURNALS;
-  const authorships: Authorship[] = [0, 1, 2].map((i) => {
-    const person = mix(ordinal * 3 + i) % PEOPLE;
+  const work = Math.floor(ordinal / CHUNKS_PER_WORK);
+  const h = mix(work);
+  const journal = skewed(h, JOURNALS, 2.5);
+  const year = 2024 - skewed(mix(work ^ 0x5bd1e995), 25, 2);
+  const authorships: Authorship[] = peopleOf(work).map((person, i) => {
     const kind = person % 10; // 0: name only, 1: ORCID only, else OpenAlex id and ORCID
     return {
       name: `Author${person} Family${person % 997}`,
@@ -91,9 +119,13 @@ function facetMetadata(chunk: ChunkRecord): ChunkRecord {
   });
   const metadata = {
     ...chunk.metadata,
+    doc_id: `gen-w${work}`,
+    chunk_index: ordinal % CHUNKS_PER_WORK,
+    publication_date: `${year}-${String((h % 12) + 1).padStart(2, "0")}-15`,
+    open_access: h % 3 === 0,
     journal: `Generated Journal ${journal}`,
     issn: [`${String(1000 + journal)}-${String(1000 + (journal % 97))}`],
-    keywords: [`Subject ${h % SUBJECTS}`, `Subject ${(h >>> 9) % SUBJECTS}`],
+    keywords: [`Subject ${skewed(mix(h), SUBJECTS, 2)}`, `Subject ${(h >>> 9) % SUBJECTS}`],
     authors: authorships.map((a) => a.name),
     authorships,
     author_id: authorships.flatMap((a) => [a.id, a.orcid].filter((x): x is string => x !== null)),
@@ -104,6 +136,11 @@ function facetMetadata(chunk: ChunkRecord): ChunkRecord {
 
 /** chunks per bulk request while loading (the adapter's default 500; 2,500 ran past the client's timeout, load 28) */
 const LOAD_BULK = 1_000;
+/**
+ * bulk calls in flight while loading OpenSearch (--in-flight, default 2: one per core indexes while the next batches
+ * are generated; at load 27 two ran past the client's 30 s timeout, so a loaded machine takes 1)
+ */
+const LOAD_IN_FLIGHT = Number(args["in-flight"]);
 
 /**
  * The generated index's translog while loading (OpenSearch): "async" fsyncs every 5 s instead of every bulk request,
@@ -149,7 +186,21 @@ const scaleCatalog: CollectionCatalog = {
 };
 const workDir = join(BENCH_DIR, "facets-scale");
 mkdirSync(workDir, { recursive: true });
-const home = mkdtempSync(join(tmpdir(), "bench-facets-scale-"));
+// the loaded index and works, kept across runs (named by engine, size and generator; --drop removes it after the run):
+// a directory without its loaded.json was interrupted while loading and is loaded again
+const cacheKey = createHash("sha256").update(FACETS_GENERATOR).digest("hex").slice(0, 8);
+const home = join(workDir, `${engineKind}-${chunks}-${cacheKey}`);
+const loadedFile = join(home, "loaded.json");
+interface Loaded {
+  indexSeconds: number;
+  worksSeconds: number;
+  works: number;
+  someone: Authorship;
+}
+const cached: Loaded | null = existsSync(loadedFile) ? (JSON.parse(readFileSync(loadedFile, "utf8")) as Loaded) : null;
+if (!cached) rmSync(home, { recursive: true, force: true });
+mkdirSync(home, { recursive: true });
+console.error(`[facets-scale] ${cached ? "reusing" : "loading"} ${home}`);
 const source = await loadScaleSource({ sources: 300, queries: 1, workDir });
 let node: OpenSearchNode | undefined;
 const engine: SearchEngine =
@@ -168,25 +219,29 @@ const engine: SearchEngine =
 const embedder = await openEmbedder(config);
 const db = await openPglite(join(home, "pglite"));
 const loadBefore = loadavg()[0]!;
-try {
-  await migrate(db, PROJECTION_READ_MODELS);
+/**
+ * The load: generated vectors (no embedding model) straight through the adapter's bulk path, the next batches generated
+ * while the engine writes (LOAD_IN_FLIGHT bulk calls at once on OpenSearch, one on the embedded engine), on OpenSearch
+ * an asynchronous translog while loading and commit's force-merge into one segment at the end; then the works, written
+ * to PGlite as ingestion writes them (the first chunk of each).
+ */
+async function load(): Promise<Loaded> {
   let started = performance.now();
   await engine.ensureIndex(SCALE_INDEX, source.dims);
-  const written: ChunkRecord[] = [];
-  // the load: generated vectors (no embedding model) straight through the adapter's bulk path, the next batch generated
-  // while the engine writes the last one (one in flight), and on OpenSearch an asynchronous translog while loading
-  let inFlight: Promise<void> = Promise.resolve();
+  const firstChunks: ChunkRecord[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const most = engineKind === "opensearch" ? LOAD_IN_FLIGHT : 1;
   const withMetadata: SearchEngine = {
     ...engine,
     indexChunks: async (index, batch) => {
       const chunksWith = batch.map(facetMetadata);
-      written.push(...chunksWith.map((c) => ({ ...c, vector: undefined })));
-      const before = inFlight;
-      inFlight = before.then(() => engine.indexChunks(index, chunksWith));
-      await before;
+      for (const c of chunksWith) if (c.metadata.chunk_index === 0) firstChunks.push({ ...c, vector: undefined });
+      while (inFlight.size >= most) await Promise.race(inFlight);
+      const call: Promise<void> = engine.indexChunks(index, chunksWith).then(() => void inFlight.delete(call));
+      inFlight.add(call);
     },
     commit: async (index) => {
-      await inFlight;
+      await Promise.all(inFlight);
       await engine.commit(index);
     },
   };
@@ -195,16 +250,25 @@ try {
   await loadSettings(node, "request");
   const indexSeconds = Math.round((performance.now() - started) / 100) / 10;
   started = performance.now();
-  const works = written.map((c) =>
+  const works = firstChunks.map((c) =>
     workOfDocument(
       { doc_id: c.metadata.doc_id, title: null, sections: [], metadata: c.metadata as DocumentMetadata },
       true,
     ),
   );
-  written.length = 0;
-  await replaceWorks(db, manifestKey(engineKind, SCALE_INDEX), works);
+  firstChunks.length = 0;
+  await replaceWorks(db, manifestKey(engineKind!, SCALE_INDEX), works);
   const worksSeconds = Math.round((performance.now() - started) / 100) / 10;
   console.error(`[facets-scale] ${engineKind}: indexed in ${indexSeconds} s, works written in ${worksSeconds} s`);
+  const someone = works.find((w) => w.fields.authorships[0]?.id)!.fields.authorships[0]!;
+  const loaded: Loaded = { indexSeconds, worksSeconds, works: works.length, someone };
+  writeFileSync(loadedFile, JSON.stringify(loaded));
+  return loaded;
+}
+
+try {
+  await migrate(db, PROJECTION_READ_MODELS);
+  const { indexSeconds, worksSeconds, works: workCount, someone } = cached ?? (await load());
 
   const auth = {
     key: { id: "key_bench", collections: null },
@@ -256,11 +320,11 @@ try {
   const sameCounts = JSON.stringify(engineCounts) === JSON.stringify(nodeCounts);
   console.log(`${engineKind}, ${chunks} chunks: engine counts equal the listed works' counts: ${sameCounts}`);
   listed.length = 0;
-  const someone = works.find((w) => w.fields.authorships[0]?.id)!.fields.authorships[0]!;
   const result = {
     engine: engineKind,
     chunks,
-    works: works.length,
+    works: workCount,
+    cached: cached !== null,
     indexSeconds,
     worksSeconds,
     facets: {
@@ -302,5 +366,5 @@ try {
   await engine.close();
   await embedder.close();
   await node?.stop();
-  rmSync(home, { recursive: true, force: true });
+  if (args.drop) rmSync(home, { recursive: true, force: true });
 }

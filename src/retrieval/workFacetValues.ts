@@ -163,7 +163,7 @@ export function idsOfOrcids(entries: Iterable<AuthorEntry>): Map<string, string>
 }
 
 /** The person an entry names: its id, its ORCID's id (else the ORCID), or its exact name. */
-function personOf(a: AuthorEntry, idOfOrcid: ReadonlyMap<string, string>): { key: string; id: string | null } {
+export function personOf(a: AuthorEntry, idOfOrcid: ReadonlyMap<string, string>): { key: string; id: string | null } {
   const id = a.id ?? (a.orcid !== null ? (idOfOrcid.get(a.orcid) ?? a.orcid) : null);
   return { key: id !== null ? `id:${id}` : `name:${a.name}`, id };
 }

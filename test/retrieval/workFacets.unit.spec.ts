@@ -107,6 +107,36 @@ describe("the embedded engine's per-work facet table", () => {
   });
 });
 
+describe("the embedded engine's author facet", () => {
+  const byWork = documents(300);
+  // works naming one person twice: a shared id, and an ORCID-only entry its id resolves (counted per work, not entry)
+  const twice = byWork.map((work, i) =>
+    i === 7
+      ? work.map((m) => ({
+          ...m,
+          authorships: [who("Person 4", "A4", null), who("P. 4", "A4", "0000-0000-0000-0004")],
+        }))
+      : i === 8
+        ? work.map((m) => ({ ...m, authorships: [who("Person 4", "A4", null), who("Q", null, "0000-0000-0000-0004")] }))
+        : work,
+  );
+
+  it.each([
+    ["entries counted once each", byWork],
+    ["a work naming one person twice", twice],
+  ])("counts people as the listed works are counted (%s)", (_, works) => {
+    const chunks = works.flat();
+    const table = buildWorkFacetTable(chunks.map((metadata) => ({ metadata })));
+    for (const filter of FILTERS) {
+      const predicate = filter ? compileToPredicate(filter) : undefined;
+      for (const limit of [1, 5, 100]) {
+        const own = countWorkFacets(table, predicate && ((o) => predicate(chunks[o]!)), ["author"], limit);
+        expect(own).toEqual(countFacets(listed(chunks, filter), ["author"], limit));
+      }
+    }
+  });
+});
+
 describe("which filters an engine counts over first chunks", () => {
   it("takes document-level fields, not section, chunk_index or a book's chapters", () => {
     expect(isDocumentLevelFilter(undefined)).toBe(true);

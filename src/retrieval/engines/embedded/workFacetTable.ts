@@ -6,6 +6,8 @@ import {
   authorEntryOf,
   byCountThenValue,
   ENGINE_FACETS,
+  idsOfOrcids,
+  personOf,
   workFacetValues,
   type AuthorEntry,
   type EngineFacet,
@@ -106,11 +108,7 @@ export function countWorkFacets(
   for (const facet of facets) {
     const { dict, offsets, ids } = table.columns[facet];
     if (facet === "author") {
-      // by person, each work once (authorBuckets, as the listed works are counted)
-      const entries = works.map((w) => ({
-        entries: Array.from(ids.subarray(offsets[w]!, offsets[w + 1]!), (id) => table.authorEntries[id]!),
-      }));
-      out.facets.author = authorBuckets(entries).sort(byCountThenValue).slice(0, limit);
+      out.facets.author = authorFacet(table, works).sort(byCountThenValue).slice(0, limit);
       continue;
     }
     const counts = new Int32Array(dict.length);
@@ -131,6 +129,41 @@ export function countWorkFacets(
     out.facets[facet] = buckets.sort(byCountThenValue).slice(0, limit);
   }
   return out;
+}
+
+/**
+ * The author facet of these works (authorBuckets: by person, each work once). Each entry's works are counted in a typed
+ * array and the distinct entries handed over with their counts, which gives the same buckets as every work's entries
+ * unless a counted work names one person twice (two entries one ORCID joins to an id): then each work's entries.
+ */
+export function authorFacet(table: WorkFacetTable, works: readonly number[]): EngineFacetBucket[] {
+  const { offsets, ids } = table.columns.author;
+  const weight = new Int32Array(table.authorEntries.length);
+  for (const w of works) for (let k = offsets[w]!; k < offsets[w + 1]!; k++) weight[ids[k]!]!++;
+  const present: number[] = [];
+  weight.forEach((count, id) => count > 0 && present.push(id));
+  const idOfOrcid = idsOfOrcids(present.map((id) => table.authorEntries[id]!));
+  const personIds = new Map<string, number>();
+  const personOfEntry = new Int32Array(weight.length).fill(-1);
+  for (const id of present) {
+    const { key } = personOf(table.authorEntries[id]!, idOfOrcid);
+    let person = personIds.get(key);
+    if (person === undefined) personIds.set(key, (person = personIds.size));
+    personOfEntry[id] = person;
+  }
+  if (works.some((w) => namesOnePersonTwice(ids, offsets[w]!, offsets[w + 1]!, personOfEntry)))
+    return authorBuckets(
+      works.map((w) => ({
+        entries: Array.from(ids.subarray(offsets[w]!, offsets[w + 1]!), (id) => table.authorEntries[id]!),
+      })),
+    );
+  return authorBuckets(present.map((id) => ({ entries: [table.authorEntries[id]!], weight: weight[id]! })));
+}
+
+function namesOnePersonTwice(ids: Int32Array, from: number, to: number, personOfEntry: Int32Array): boolean {
+  for (let i = from; i < to; i++)
+    for (let j = i + 1; j < to; j++) if (personOfEntry[ids[i]!] === personOfEntry[ids[j]!]) return true;
+  return false;
 }
 
 /** each committed segment's per-work facet values, built on the first facets request that reads it */
