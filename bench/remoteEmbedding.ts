@@ -32,7 +32,7 @@ const { values: args } = parseArgs({
     // llama-server: request slots, word pieces per compute step (default 512), OpenMP's waiting
     slots: { type: "string", default: "8" },
     ubatch: { type: "string" },
-    "omp-wait": { type: "string" },
+    "omp-wait": { type: "string", default: "passive" },
   },
 });
 
@@ -64,7 +64,7 @@ const server =
         threads: config.embeddingWorkers,
         parallel: Number(args.slots),
         ...(args.ubatch ? { ubatch: Number(args.ubatch) } : {}),
-        ...(args["omp-wait"] ? { env: { OMP_WAIT_POLICY: args["omp-wait"] } } : {}),
+        env: { OMP_WAIT_POLICY: args["omp-wait"] },
       })
     : await startEmbeddingStandIn();
 // a bench stopped from outside (a timeout, ^C) stops its server rather than leaving it running
@@ -120,7 +120,7 @@ const output = {
     batch: Number(args.batch),
     concurrency: Number(args.concurrency),
     ...(args.server === "llama"
-      ? { slots: Number(args.slots), ubatch: Number(args.ubatch ?? 512), ompWait: args["omp-wait"] ?? "default" }
+      ? { slots: Number(args.slots), ubatch: Number(args.ubatch ?? 512), ompWait: args["omp-wait"] }
       : {}),
   },
   chunksPerSecond: {

@@ -44,6 +44,7 @@ export interface LlamaServerOptions {
    * with the square of the step.
    */
   ubatch?: number;
+  /** added to the server's environment; OMP_WAIT_POLICY is passive unless given */
   env?: Record<string, string>;
 }
 
@@ -65,7 +66,9 @@ export async function startLlamaServer(options: LlamaServerOptions = {}): Promis
   ];
   const child: ChildProcess = spawn(manifest.server, args, {
     stdio: ["ignore", "ignore", "pipe"],
-    env: { ...process.env, ...options.env },
+    // passive: OpenMP threads waiting at a barrier sleep rather than spin; on a shared, loaded CPU a spinning thread
+    // takes the time slice its partner needs to reach the barrier (docs/measurements.md, "The remote embedding port")
+    env: { ...process.env, OMP_WAIT_POLICY: "passive", ...options.env },
   });
   let log = "";
   child.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString("utf8")).slice(-4000)));
