@@ -98,7 +98,7 @@ for (let r = 0; r < Number(args.rounds); r++) {
   const theirs = await timed(remote);
   rates.inProcess.push(mine.rate);
   rates.remote.push(theirs.rate);
-  console.error(`round ${r + 1}: in-process ${round(mine.rate)} chunks/s, remote ${round(theirs.rate)}`);
+  console.error(`round ${r + 1}: in-process ${round(mine.rate, 2)} chunks/s, remote ${round(theirs.rate, 2)}`);
   theirs.vectors.forEach((v, i) => (worstCosine = Math.min(worstCosine, cosineOfUnit(v, mine.vectors[i]!))));
 }
 const loadAfter = loadavg()[0] ?? 0;
@@ -124,8 +124,8 @@ const output = {
       : {}),
   },
   chunksPerSecond: {
-    inProcess: { median: round(median(rates.inProcess)), each: rates.inProcess.map((r) => round(r)) },
-    remote: { median: round(median(rates.remote)), each: rates.remote.map((r) => round(r)) },
+    inProcess: { median: round(median(rates.inProcess), 2), each: rates.inProcess.map((r) => round(r, 2)) },
+    remote: { median: round(median(rates.remote), 2), each: rates.remote.map((r) => round(r, 2)) },
   },
   remoteOverInProcess: round(median(rates.remote) / median(rates.inProcess), 3),
   worstCosine: round(worstCosine, 6),
