@@ -6,7 +6,7 @@
 // scripted stand-in (the service's own ONNX session behind HTTP). The two alternate, round by round, so a shared
 // machine's load falls on both. Prints JSON, then one readable line.
 // Usage: npm run bench:remote-embedding [-- --chunks 512] [--rounds 3] [--batch 32] [--concurrency 2]
-//        [--server llama|standin]
+//        [--server llama|standin] [--slots 8] [--ubatch 4096] [--omp-wait passive|active]
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
@@ -29,6 +29,10 @@ const { values: args } = parseArgs({
     batch: { type: "string", default: "32" },
     concurrency: { type: "string", default: "2" },
     server: { type: "string", default: "llama" },
+    // llama-server: request slots, word pieces per compute step (default 512), OpenMP's waiting
+    slots: { type: "string", default: "8" },
+    ubatch: { type: "string" },
+    "omp-wait": { type: "string", default: "passive" },
   },
 });
 
@@ -56,8 +60,16 @@ process.env.EMBEDDING_STANDIN_WORKERS = String(config.embeddingWorkers);
 // llama-server: as many compute threads as in-process worker threads; 8 slots, whose texts it computes together
 const server =
   args.server === "llama"
-    ? await startLlamaServer({ threads: config.embeddingWorkers, parallel: 8 })
+    ? await startLlamaServer({
+        threads: config.embeddingWorkers,
+        parallel: Number(args.slots),
+        ...(args.ubatch ? { ubatch: Number(args.ubatch) } : {}),
+        env: { OMP_WAIT_POLICY: args["omp-wait"] },
+      })
     : await startEmbeddingStandIn();
+// a bench stopped from outside (a timeout, ^C) stops its server rather than leaving it running
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.once(signal, () => void server.close().finally(() => process.exit(130)));
 const remote = createRemoteEmbedder({
   url: embeddingServerUrl(server.url),
   protocol: "openai",
@@ -86,6 +98,7 @@ for (let r = 0; r < Number(args.rounds); r++) {
   const theirs = await timed(remote);
   rates.inProcess.push(mine.rate);
   rates.remote.push(theirs.rate);
+  console.error(`round ${r + 1}: in-process ${round(mine.rate, 2)} chunks/s, remote ${round(theirs.rate, 2)}`);
   theirs.vectors.forEach((v, i) => (worstCosine = Math.min(worstCosine, cosineOfUnit(v, mine.vectors[i]!))));
 }
 const loadAfter = loadavg()[0] ?? 0;
@@ -101,10 +114,18 @@ const output = {
   chunks: sample.length,
   rounds: Number(args.rounds),
   embeddingWorkers: config.embeddingWorkers,
-  remote: { server: args.server, protocol: "openai", batch: Number(args.batch), concurrency: Number(args.concurrency) },
+  remote: {
+    server: args.server,
+    protocol: "openai",
+    batch: Number(args.batch),
+    concurrency: Number(args.concurrency),
+    ...(args.server === "llama"
+      ? { slots: Number(args.slots), ubatch: Number(args.ubatch ?? 512), ompWait: args["omp-wait"] }
+      : {}),
+  },
   chunksPerSecond: {
-    inProcess: { median: round(median(rates.inProcess)), each: rates.inProcess.map((r) => round(r)) },
-    remote: { median: round(median(rates.remote)), each: rates.remote.map((r) => round(r)) },
+    inProcess: { median: round(median(rates.inProcess), 2), each: rates.inProcess.map((r) => round(r, 2)) },
+    remote: { median: round(median(rates.remote), 2), each: rates.remote.map((r) => round(r, 2)) },
   },
   remoteOverInProcess: round(median(rates.remote) / median(rates.inProcess), 3),
   worstCosine: round(worstCosine, 6),

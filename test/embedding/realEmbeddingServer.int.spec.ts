@@ -84,7 +84,7 @@ describe("llama-server serving the provisioned model", () => {
     expect(Math.min(...each), `worst passage: ${passages[each.indexOf(Math.min(...each))]}`).toBeGreaterThanOrEqual(
       0.999,
     );
-  });
+  }, 180_000);
 
   it("embeds SciFact queries, with the model's query instruction, at cosine >= 0.999 to in-process", async () => {
     const queries = readFileSync(join(SHARED_DATA, "scifact", "queries.jsonl"), "utf8")

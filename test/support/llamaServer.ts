@@ -34,21 +34,42 @@ export function llamaServerManifest(cacheDir = cacheDirFrom(process.env)): Llama
   return manifest;
 }
 
+/** How llama-server runs: compute threads, request slots, word pieces computed together, extra environment. */
+export interface LlamaServerOptions {
+  threads?: number;
+  parallel?: number;
+  /**
+   * word pieces per compute step (-b and -ub), 512 by default: the longest text. A larger step holds more texts, but
+   * llama.cpp computes one attention matrix over all of a step's word pieces (masked between texts), whose cost grows
+   * with the square of the step.
+   */
+  ubatch?: number;
+  /** added to the server's environment; OMP_WAIT_POLICY is passive unless given */
+  env?: Record<string, string>;
+}
+
 /**
  * Starts llama-server with `threads` compute threads and `parallel` request slots (each slot holds one text of up to
  * 512 word pieces) and waits until /health answers 200.
  */
-export async function startLlamaServer(options: { threads?: number; parallel?: number } = {}): Promise<LlamaServer> {
+export async function startLlamaServer(options: LlamaServerOptions = {}): Promise<LlamaServer> {
   const manifest = llamaServerManifest();
   const port = await findFreePort();
   const parallel = options.parallel ?? 4;
+  const threads = String(options.threads ?? 2);
+  const ubatch = String(options.ubatch ?? 512);
   const args = [
     ...["--model", manifest.gguf, ...manifest.args, "--alias", LLAMA_SERVED_MODEL],
-    ...["--host", "127.0.0.1", "--port", String(port), "--threads", String(options.threads ?? 2)],
-    ...["--parallel", String(parallel), "--ctx-size", String(512 * parallel), "--batch-size", "2048"],
-    ...["--ubatch-size", "512", "--flash-attn", "off", "--no-webui"],
+    ...["--host", "127.0.0.1", "--port", String(port), "--threads", threads, "--threads-batch", threads],
+    ...["--parallel", String(parallel), "--ctx-size", String(512 * parallel), "--cont-batching"],
+    ...["--batch-size", ubatch, "--ubatch-size", ubatch, "--flash-attn", "off", "--no-webui"],
   ];
-  const child: ChildProcess = spawn(manifest.server, args, { stdio: ["ignore", "ignore", "pipe"] });
+  const child: ChildProcess = spawn(manifest.server, args, {
+    stdio: ["ignore", "ignore", "pipe"],
+    // passive: OpenMP threads waiting at a barrier sleep rather than spin; on a shared, loaded CPU a spinning thread
+    // takes the time slice its partner needs to reach the barrier (docs/measurements.md, "The remote embedding port")
+    env: { ...process.env, OMP_WAIT_POLICY: "passive", ...options.env },
+  });
   let log = "";
   child.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString("utf8")).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
