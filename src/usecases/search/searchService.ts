@@ -70,6 +70,7 @@ import { detectCatalogueQuestion, type CatalogueQuestion } from "../catalogue/in
 import type { CatalogueService } from "../catalogue/catalogueService.js";
 import type { Discovery } from "../catalogue/discovery.js";
 import { EVERY_ROW } from "../../retrieval/rowSelection.js";
+import type { VectorsBackfilling } from "../../retrieval/vectorsBackfilling.js";
 
 export const INVALID_QUERY_LIMIT_PER_MINUTE = 30;
 
@@ -146,6 +147,8 @@ export interface SearchOutcome {
   cachedUntil?: Date;
   /** where the time went: limits and money (admission, charge, record) versus retrieval */
   timings: { billingMs: number; retrievalMs: number };
+  /** the dense and hybrid collections searched whose vector backfill runs, with their share; absent when none */
+  vectorsBackfilling?: VectorsBackfilling[];
 }
 
 export interface PreviewOutcome {
@@ -615,6 +618,7 @@ export function createSearchService(deps: ServiceDeps) {
         filterWarnings: outcome.filterWarnings,
         journalMetricExpansions: outcome.journalMetricExpansions,
         filtersApplied: outcome.filtersApplied,
+        ...(outcome.vectorsBackfilling ? { vectorsBackfilling: outcome.vectorsBackfilling } : {}),
         billing: {
           mode: auth.billingMode,
           tokens: totalTokens(outcome.lines),

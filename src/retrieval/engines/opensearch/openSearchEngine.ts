@@ -744,7 +744,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       await inventories.commit(name, chunksChanged);
       // this process's searches read the new count at once (others within CHUNK_COUNT_TTL_MS)
       chunkCounts.delete(name);
-      coverageReader.forget(name);
+      if (chunksChanged) await coverageReader.refresh(name, info).catch(() => coverageReader.forget(name));
       changedSinceCommit.delete(name);
     },
 
@@ -831,6 +831,7 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const name = indexName(index);
       changedSinceCommit.delete(name);
       chunkCounts.delete(name);
+      coverageReader.forget(name);
       await call("DELETE", `/${name}`, undefined, [404]);
       await inventories.delete(name);
     },
