@@ -125,6 +125,14 @@ export function listFieldsOf(queryId: string, payload: QueryPayload): ListFields
 
 const LAST_PAGE: ListFields = { nextCursor: null };
 
+/** What a retrieval says beside its rows: its filter notes, and the vector backfill's share only while one runs. */
+const retrievalNotes = (outcome: RetrievalOutcome) => ({
+  filterWarnings: outcome.filterWarnings,
+  journalMetricExpansions: outcome.journalMetricExpansions,
+  filtersApplied: outcome.filtersApplied,
+  ...(outcome.vectorsBackfilling ? { vectorsBackfilling: outcome.vectorsBackfilling } : {}),
+});
+
 export interface SearchOutcome {
   queryId: string;
   rows: CachedRow[];
@@ -615,10 +623,7 @@ export function createSearchService(deps: ServiceDeps) {
         belowMinRelevance: outcome.belowMinRelevance,
         latencyMs: Math.round(finished - started),
         timings: { billingMs: admitted - started + (finished - retrieved), retrievalMs: retrieved - admitted },
-        filterWarnings: outcome.filterWarnings,
-        journalMetricExpansions: outcome.journalMetricExpansions,
-        filtersApplied: outcome.filtersApplied,
-        ...(outcome.vectorsBackfilling ? { vectorsBackfilling: outcome.vectorsBackfilling } : {}),
+        ...retrievalNotes(outcome),
         billing: {
           mode: auth.billingMode,
           tokens: totalTokens(outcome.lines),

@@ -831,7 +831,6 @@ export function createOpenSearchEngine(options: OpenSearchEngineOptions): Search
       const name = indexName(index);
       changedSinceCommit.delete(name);
       chunkCounts.delete(name);
-      coverageReader.forget(name);
       await call("DELETE", `/${name}`, undefined, [404]);
       await inventories.delete(name);
     },

@@ -32,7 +32,8 @@ const WHOLE_COVERAGE_TTL_MS = 30_000;
  * again behind itself once it is stale; only an index's first search in the process waits for its two counts.
  */
 export function createCoverageReader(call: Call) {
-  const known = new Map<string, { at: number; coverage: VectorCoverage }>();
+  // kept with the index's info: an index deleted and created again (new info) is read afresh
+  const known = new Map<string, { at: number; coverage: VectorCoverage; info: object }>();
   const reading = new Map<string, Promise<VectorCoverage>>();
   const count = async (name: string, query?: OpenSearchQuery) =>
     (await call<{ count: number }>("POST", `/${name}/_count`, query ? { query } : undefined)).body.count;
@@ -40,7 +41,7 @@ export function createCoverageReader(call: Call) {
     const pending: Promise<VectorCoverage> = Promise.all([count(name), count(name, vectorPresence(info, true))])
       .then(([chunks, withVectors]) => {
         // a read that an index's deletion overtook keeps nothing
-        if (reading.get(name) === pending) known.set(name, { at: Date.now(), coverage: { chunks, withVectors } });
+        if (reading.get(name) === pending) known.set(name, { at: Date.now(), coverage: { chunks, withVectors }, info });
         return { chunks, withVectors };
       })
       .finally(() => {
@@ -52,7 +53,7 @@ export function createCoverageReader(call: Call) {
   return {
     coverage(name: string, info: Pick<IndexInfo, "binaryVectors">): Promise<VectorCoverage> {
       const kept = known.get(name);
-      if (!kept) return reading.get(name) ?? read(name, info);
+      if (!kept || kept.info !== info) return reading.get(name) ?? read(name, info);
       const { chunks, withVectors } = kept.coverage;
       const ttl = withVectors < chunks ? PARTIAL_COVERAGE_TTL_MS : WHOLE_COVERAGE_TTL_MS;
       if (Date.now() - kept.at >= ttl && !reading.has(name)) void read(name, info).catch(() => undefined);
