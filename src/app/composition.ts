@@ -32,7 +32,8 @@ import { createRemoteEmbedder, verifyEmbeddingServer, type RemoteEmbedder } from
 import { embeddingServerUrl } from "../embedding/remoteProtocol.js";
 import { withSearchDeadline } from "../retrieval/searchDeadline.js";
 import type { JudgeModel } from "../reasoner/builtin/judge.js";
-import { vectorShare, type SearchEngine } from "../retrieval/port.js";
+import type { SearchEngine } from "../retrieval/port.js";
+import { vectorsBackfilling } from "../retrieval/vectorsBackfilling.js";
 import { createEmbeddedEngine } from "../retrieval/engines/embedded/embeddedEngine.js";
 import { createSearchService, type SearchService } from "../usecases/search/searchService.js";
 import { createUnlock } from "../usecases/unlock/unlock.js";
@@ -651,25 +652,6 @@ async function connectTemporal(
     client = new Client({ connection, namespace: config.temporalNamespace });
   }
   return { worker, client };
-}
-
-/**
- * The ready collections some of whose chunks have no vector yet (their vector backfill runs: an ingestion with
- * vectors: backfill), each with the share that has one; a collection whose engine cannot tell is left out.
- */
-export async function vectorsBackfilling(
-  engine: SearchEngine,
-  collections: readonly string[],
-): Promise<Array<{ collection: string; vectorShare: number }>> {
-  const shares = await Promise.all(
-    collections.map(async (collection) => {
-      const coverage = await engine.vectorCoverage(collection).catch(() => null);
-      return coverage && coverage.withVectors < coverage.chunks
-        ? [{ collection, vectorShare: Math.floor(vectorShare(coverage) * 1000) / 1000 }]
-        : [];
-    }),
-  );
-  return shares.flat();
 }
 
 /** What /health/ready asks each component, and the details it shows. */

@@ -132,7 +132,7 @@ export interface Config {
   uploadMaxBytes: number;
   /**
    * fault injection for crash tests only: an ingestion batch pauses this long after its engine commit, before it is
-   * recorded
+   * recorded, and a vector backfill batch this long after embedding, before it writes
    */
   faultIngestBatchDelayMs?: number;
   /** fault injection for crash tests only: the worker pauses this long after an unlock charge commits */

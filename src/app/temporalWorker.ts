@@ -89,7 +89,14 @@ export async function createTemporalWorker(opts: WorkerOptions): Promise<Tempora
   const ingestion = opts.ingestion ? createIngestionActivities({ ...opts.ingestion, writers }) : undefined;
   // the vector backfill runs beside the batches, on the queue every worker process polls
   const backfill =
-    opts.ingestion && writers ? createVectorBackfillActivities({ ...opts.ingestion, writers }) : undefined;
+    opts.ingestion && writers
+      ? // the batches' fault pause (FAULT_INGEST_BATCH_DELAY_MS) holds each backfill batch before it writes, too
+        createVectorBackfillActivities({
+          ...opts.ingestion,
+          writers,
+          beforeWriteDelayMs: opts.ingestion.afterCommitDelayMs,
+        })
+      : undefined;
   const webhooks = opts.webhooks ? createWebhookActivities(opts.webhooks) : undefined;
   const alerts = opts.alerts ? createAlertActivities(opts.alerts) : undefined;
   const worker = await Worker.create({

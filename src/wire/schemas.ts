@@ -666,8 +666,9 @@ export const ingestBody = z.strictObject({
       description:
         "When a dense or hybrid collection's chunks get their vectors. `at_commit` (default): each batch embeds its " +
         "chunks before it commits. `backfill`: each batch commits its chunks at once, searchable by keywords (BM25); " +
-        "the vector backfill embeds them afterwards, on any worker, and `GET /readyz` lists the collection with the " +
-        "share of its chunks that have vectors (`vectorShare`) until it is done. Meanwhile dense and hybrid searches " +
+        "the vector backfill embeds them afterwards, on any worker. Until it is done, `GET /readyz` and the dense " +
+        "and hybrid search answers (`vectorsBackfilling`) give the share of the collection's chunks that have " +
+        "vectors, and `GET /admin/v1/collections` its progress (`vectors`). Meanwhile dense and hybrid searches " +
         "rank the chunks without a vector by keywords. Sparse collections have no vectors: the setting changes " +
         "nothing for them.",
     }),

@@ -2,7 +2,7 @@
 // organization's page with the operator's actions.
 import { html, type Html } from "./html.js";
 import type { ConsoleData } from "../../usecases/dashboard/consoleData.js";
-import type { CollectionsAdminList } from "../../usecases/collections/manageCollections.js";
+import type { CollectionsAdminList, CollectionVectors } from "../../usecases/collections/manageCollections.js";
 import type { IngestionStatus } from "../../ingest/ingestions.js";
 import { ingestionProgressText } from "../../ingest/progressReport.js";
 import { keysSections } from "./keysPage.js";
@@ -89,6 +89,13 @@ or <code>POST /admin/v1/organizations/{id}/invites</code>.</p>`,
   );
 }
 
+/** A collection's vectors as the console's table says them: the share, and whether the backfill still runs. */
+export function vectorsText(retrieval: string, vectors: CollectionVectors | null): string {
+  if (vectors === null) return retrieval === "sparse" ? "none (keywords only)" : "not indexed yet";
+  const percent = `${Math.floor(vectors.share * 1000) / 10}%`;
+  return vectors.backfilling ? `${percent}, backfill running` : `${percent}`;
+}
+
 const INGESTION_STATE = { running: "running", completed: "completed", failed: "failed" } as const;
 
 /**
@@ -107,13 +114,15 @@ function collectionsTable(list: CollectionsAdminList): Html {
   const row = (c: CollectionsAdminList["collections"][number]) => html`<tr data-collection="${c.name}"><td>${
     c.displayName
   } <code>${c.name}</code></td><td>${c.retrieval}</td><td>${c.state}</td><td class="num">${c.documentCount}</td>
-<td class="num">${c.pricePer1000}</td><td>${last(c.lastIngestion)}</td></tr>`;
+<td class="num">${c.pricePer1000}</td><td data-vectors>${vectorsText(c.retrieval, c.vectors)}</td><td>${last(
+    c.lastIngestion,
+  )}</td></tr>`;
   const metas = list.metaCollections.map(
     (m, i) => html`${i ? ", " : ""}<code>${m.name}</code> (${m.members.join(", ")})`,
   );
   return html`<div class="scroll" tabindex="0"><table id="collections-table">
 <caption>Collections (catalogue version ${list.catalogueVersion})</caption>
-${tableHead(["Name", "Retrieval", "State", "Documents", "Price per 1000 tokens", "Last ingestion"])}
+${tableHead(["Name", "Retrieval", "State", "Documents", "Price per 1000 tokens", "Vectors", "Last ingestion"])}
 <tbody>${list.collections.map(row)}</tbody>
 </table></div>
 ${metas.length ? html`<p id="meta-collections">Meta-collections: ${metas}.</p>` : ""}

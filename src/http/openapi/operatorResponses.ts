@@ -282,6 +282,19 @@ export const AdminCollection = z.object({
   seeded: z.boolean().meta({ description: "Defined by the collections file on the first start." }),
   documentCount: z.number().int(),
   lastIngestion: IngestionSummary,
+  vectors: z
+    .object({
+      share: z.number().min(0).max(1).meta({
+        description: "The share of the collection's chunks that have a vector, 0..1, rounded down (1 once done).",
+      }),
+      backfilling: z.boolean().meta({
+        description:
+          "Whether its vector backfill still runs (an ingestion with `vectors: backfill`): meanwhile dense and " +
+          "hybrid searches rank the chunks without a vector by keywords (BM25).",
+      }),
+    })
+    .nullable()
+    .meta({ description: "A dense or hybrid collection's vectors; null for a sparse one or an index not built yet." }),
 });
 
 export const AdminMetaCollection = z.object({

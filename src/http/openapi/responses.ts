@@ -251,6 +251,14 @@ const listReport = {
     }),
 };
 
+/** A collection whose vectors are still being computed, and how far (a search answer's `vectorsBackfilling`). */
+const VectorsBackfilling = z.object({
+  collection: z.string().meta({ description: "A collection searched (a member's name, for a meta-collection)." }),
+  vectorShare: z.number().min(0).max(1).meta({
+    description: "The share of the collection's chunks that have a vector, 0..1, rounded down (1 only once done).",
+  }),
+});
+
 export const SearchResponse = z.object({
   results: z.array(SearchResult),
   queryId: z
@@ -260,6 +268,16 @@ export const SearchResponse = z.object({
   belowMinRelevance,
   ...listReport,
   ...filterReport,
+  vectorsBackfilling: z
+    .array(VectorsBackfilling)
+    .optional()
+    .meta({
+      description:
+        "Present only while a dense or hybrid collection searched is still getting its vectors (it was ingested " +
+        "with `vectors: backfill`): each such collection with the share of its chunks that have one. Meanwhile the " +
+        "chunks without a vector are ranked by their keyword (BM25) score alone. Free: it changes no charge. " +
+        "Omitted once every collection searched is fully vectored.",
+    }),
 });
 
 /** The judge's verdict on an assisted row (the assisted response's and its re-fetch's `relevance`). */

@@ -5,7 +5,8 @@ import { checkOperatorFile, OperatorFileError } from "../../ingest/operatorFiles
 import type { Actor, CollectionDefinition, MetaCollectionDefinition } from "../../domain/events.js";
 import { Rejection } from "../../domain/rejection.js";
 import type { Ingestions, IngestionStatus } from "../../ingest/ingestions.js";
-import type { SearchEngine } from "../../retrieval/port.js";
+import type { SearchEngine, VectorCoverage } from "../../retrieval/port.js";
+import { reportedShare } from "../../retrieval/vectorsBackfilling.js";
 import type { Queryable } from "../../eventstore/db.js";
 import { clearManifest, manifestKey } from "../../ingest/manifest.js";
 import { clearWorks } from "../../ingest/works.js";
@@ -17,7 +18,7 @@ import type { CollectionReadiness, CollectionState } from "../../domain/readines
 interface CollectionAdminDeps {
   catalog: LiveCatalog;
   ingestions?: Ingestions;
-  engine: Pick<SearchEngine, "kind" | "getInventory" | "hasIndex" | "deleteIndex">;
+  engine: Pick<SearchEngine, "kind" | "getInventory" | "hasIndex" | "deleteIndex" | "vectorCoverage">;
   /** the event store's database: a retired collection's document manifest is dropped with its index */
   db?: Queryable;
   readiness: CollectionReadiness;
@@ -39,6 +40,23 @@ interface CollectionAdminView extends CollectionDefinition {
   seeded: boolean;
   documentCount: number;
   lastIngestion: IngestionStatus | null;
+  /**
+   * a dense or hybrid collection's vectors: the share of its chunks that have one and whether its vector backfill
+   * still runs (an ingestion with vectors: backfill); null for a sparse collection or an index not built yet
+   */
+  vectors: CollectionVectors | null;
+}
+
+export interface CollectionVectors {
+  /** 0..1, rounded down: 1 once every chunk has its vector */
+  share: number;
+  backfilling: boolean;
+}
+
+/** What the operator's list says of a collection's vectors, from its index's coverage (null: none to tell). */
+export function collectionVectorsOf(retrieval: string, coverage: VectorCoverage | null): CollectionVectors | null {
+  if (retrieval === "sparse" || coverage === null) return null;
+  return { share: reportedShare(coverage), backfilling: coverage.withVectors < coverage.chunks };
 }
 
 interface MetaCollectionAdminView extends MetaCollectionDefinition {
@@ -88,9 +106,10 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
   async function viewOf(name: string): Promise<CollectionAdminView> {
     const collection = catalog.collections.find((c) => c.name === name);
     if (!collection) throw new Rejection("COLLECTION_NOT_FOUND", `no collection is named "${name}"`);
-    const [inventory, lastIngestion] = await Promise.all([
+    const [inventory, lastIngestion, coverage] = await Promise.all([
       readInventory(deps.engine, collection),
       deps.ingestions?.latest(name) ?? null,
+      collection.retrieval === "sparse" ? null : deps.engine.vectorCoverage(name).catch(() => null),
     ]);
     return {
       ...definitionOf(collection),
@@ -99,6 +118,7 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
       seeded: catalog.isSeeded(name),
       documentCount: inventory.documentCount,
       lastIngestion,
+      vectors: collectionVectorsOf(collection.retrieval, coverage),
     };
   }
 

@@ -20,6 +20,7 @@ import { mergeByRelevance, type MergedHit, type RankedList } from "../../retriev
 import { requestTraits } from "../../retrieval/relevance.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
 import { deadlineRetryAfterSeconds, SearchDeadlineError } from "../../retrieval/searchDeadline.js";
+import { vectorsBackfilling, type VectorsBackfilling } from "../../retrieval/vectorsBackfilling.js";
 import { demoteRepeats, documentsEnd, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../retrieval/repeats.js";
 import { isFragment } from "../../ingest/chunk.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
@@ -107,6 +108,8 @@ export interface RetrievalOutcome {
   sorted?: { by: SortOrder; minRelevance: number; candidates: number };
   /** a request with a price cap: the rows it held back and the own price of the first of them */
   costCap?: { withheld: number; nextRowCostMicros: bigint | null };
+  /** the dense and hybrid collections searched whose vector backfill runs, with their share; absent when none */
+  vectorsBackfilling?: VectorsBackfilling[];
 }
 
 /**
@@ -455,7 +458,12 @@ export async function retrieve(
         dois: plan.pinnedDois,
       })
     : Promise.resolve([]);
+  // free information (no request: the engines keep each index's coverage), given only while a backfill runs
+  const backfilling = vectorsBackfilling(deps.engine, [
+    ...new Set(lists.filter((l) => l.filter !== "skip" && needsVector(l.collection)).map((l) => l.collection.name)),
+  ]);
   const ranked = await rankedRows(deps, auth, lists, input, selection);
+  const shares = await backfilling;
   // only a live organization pays, so only its rows are cut to a price cap
   const list = shapeList(ranked.rows, input, chargeModeOf(auth.org) === "live");
   const continues =
@@ -480,6 +488,7 @@ export async function retrieve(
     continues,
     ...(list.sorted ? { sorted: list.sorted } : {}),
     ...(list.costCap ? { costCap: list.costCap } : {}),
+    ...(shares.length > 0 ? { vectorsBackfilling: shares } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 // What the search use cases share: the shapes they answer with, and a small context built once from the service's
 // dependencies, with the helpers every operation (search, preview, re-fetch) reads through.
+import type { VectorsBackfilling } from "../../retrieval/vectorsBackfilling.js";
 import type { Db } from "../../eventstore/db.js";
 import type { Accounts } from "../accounts/accounts.js";
 import type { AuthContext } from "../auth/context.js";
@@ -62,6 +63,8 @@ export interface SearchOutcome {
   cachedUntil?: Date;
   /** where the time went: limits and money (admission, charge, record) versus retrieval */
   timings: { billingMs: number; retrievalMs: number };
+  /** the dense and hybrid collections searched whose vector backfill runs, with their share; absent when none */
+  vectorsBackfilling?: VectorsBackfilling[];
 }
 
 export interface PreviewOutcome {

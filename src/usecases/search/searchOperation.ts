@@ -104,6 +104,7 @@ export async function search(
     filterWarnings: outcome.filterWarnings,
     journalMetricExpansions: outcome.journalMetricExpansions,
     filtersApplied: outcome.filtersApplied,
+    ...(outcome.vectorsBackfilling ? { vectorsBackfilling: outcome.vectorsBackfilling } : {}),
     billing: {
       mode: auth.billingMode,
       tokens: totalTokens(outcome.lines),

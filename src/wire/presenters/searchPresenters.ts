@@ -176,6 +176,8 @@ export function searchBody(outcome: SearchOutcome, includeMetadata: boolean, ima
     belowMinRelevance: outcome.belowMinRelevance,
     ...listBody(outcome.list),
     ...filterNotes(outcome),
+    // only while a searched collection's vector backfill runs: a fully vectored answer is as it always was
+    ...(outcome.vectorsBackfilling ? { vectorsBackfilling: outcome.vectorsBackfilling } : {}),
   };
 }
 

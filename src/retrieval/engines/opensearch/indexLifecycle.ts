@@ -47,7 +47,7 @@ export async function commit(ctx: OpenSearchContext, index: string): Promise<voi
   await ctx.inventories.commit(name, chunksChanged);
   // this process's searches read the new count at once (others within CHUNK_COUNT_TTL_MS)
   ctx.chunkCounts.delete(name);
-  ctx.coverageReader.forget(name);
+  if (chunksChanged) await ctx.coverageReader.refresh(name, info).catch(() => ctx.coverageReader.forget(name));
   ctx.changedSinceCommit.delete(name);
 }
 

@@ -7,9 +7,6 @@ import { cosineClause } from "./denseScoring.js";
 import { FIELD } from "./indexMapping.js";
 import type { Call } from "./transport.js";
 
-/** How long a search trusts an index's coverage as last read (another process's backfill grows it). */
-const COVERAGE_TTL_MS = 2_000;
-
 /** The field a chunk has exactly when it has a vector (the binary doc values where the index keeps them). */
 function presenceField(info: Pick<IndexInfo, "binaryVectors">): string {
   return info.binaryVectors ? FIELD.vectorBinary : FIELD.vectorKnn;
@@ -21,29 +18,60 @@ export function vectorPresence(info: Pick<IndexInfo, "binaryVectors">, has: bool
   return has ? exists : { bool: { must_not: [exists] } };
 }
 
-/** Coverage per index name, read at most once a COVERAGE_TTL_MS, and at once after this process's commit. */
+/**
+ * How long an index's coverage as last read stands before it is read again behind the search that finds it stale:
+ * while part of it lacks vectors (another process's backfill grows it), and while every chunk has one (only another
+ * process's ingestion with its vectors deferred shrinks it; this process's commits read it again themselves).
+ */
+const PARTIAL_COVERAGE_TTL_MS = 2_000;
+const WHOLE_COVERAGE_TTL_MS = 30_000;
+
+/**
+ * Coverage per index name, kept in the process: a commit of changed chunks reads it again before it returns (the
+ * ingestion and the backfill write the state), and a search answers from what is kept without a request, reading it
+ * again behind itself once it is stale; only an index's first search in the process waits for its two counts.
+ */
 export function createCoverageReader(call: Call) {
-  const read = new Map<string, { at: number; coverage: Promise<VectorCoverage> }>();
+  // kept with the index's info: an index deleted and created again (new info) is read afresh
+  const known = new Map<string, { at: number; coverage: VectorCoverage; info: object }>();
+  const reading = new Map<string, Promise<VectorCoverage>>();
   const count = async (name: string, query?: OpenSearchQuery) =>
     (await call<{ count: number }>("POST", `/${name}/_count`, query ? { query } : undefined)).body.count;
+  const read = (name: string, info: Pick<IndexInfo, "binaryVectors">): Promise<VectorCoverage> => {
+    const pending: Promise<VectorCoverage> = Promise.all([count(name), count(name, vectorPresence(info, true))])
+      .then(([chunks, withVectors]) => {
+        // a read that an index's deletion overtook keeps nothing
+        if (reading.get(name) === pending) known.set(name, { at: Date.now(), coverage: { chunks, withVectors }, info });
+        return { chunks, withVectors };
+      })
+      .finally(() => {
+        if (reading.get(name) === pending) reading.delete(name);
+      });
+    reading.set(name, pending);
+    return pending;
+  };
   return {
     coverage(name: string, info: Pick<IndexInfo, "binaryVectors">): Promise<VectorCoverage> {
-      const known = read.get(name);
-      if (known && Date.now() - known.at < COVERAGE_TTL_MS) return known.coverage;
-      const coverage = Promise.all([count(name), count(name, vectorPresence(info, true))]).then(
-        ([chunks, withVectors]) => ({ chunks, withVectors }),
-      );
-      read.set(name, { at: Date.now(), coverage });
-      coverage.catch(() => read.delete(name));
-      return coverage;
+      const kept = known.get(name);
+      if (!kept || kept.info !== info) return reading.get(name) ?? read(name, info);
+      const { chunks, withVectors } = kept.coverage;
+      const ttl = withVectors < chunks ? PARTIAL_COVERAGE_TTL_MS : WHOLE_COVERAGE_TTL_MS;
+      if (Date.now() - kept.at >= ttl && !reading.has(name)) void read(name, info).catch(() => undefined);
+      return Promise.resolve(kept.coverage);
     },
     /** whether some of the index's chunks have no vector yet */
     async partial(name: string, info: Pick<IndexInfo, "binaryVectors">): Promise<boolean> {
       const { chunks, withVectors } = await this.coverage(name, info);
       return withVectors < chunks;
     },
+    /** after this process's commit of changed chunks: the coverage as committed, read before the commit returns */
+    async refresh(name: string, info: Pick<IndexInfo, "binaryVectors">): Promise<void> {
+      known.delete(name);
+      await read(name, info);
+    },
     forget(name: string): void {
-      read.delete(name);
+      known.delete(name);
+      reading.delete(name);
     },
   };
 }
