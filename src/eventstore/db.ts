@@ -22,7 +22,7 @@ const statementNames = new Map<string, string>();
 /**
  * A prepared statement's name: derived from its text, so equal texts share one plan per connection. Remembered by
  * text: a charge's statements (a few KB each) came back with every batch, and hashing them again cost the main thread
- * a tenth of the billing append's time (issue 54's profile).
+ * a tenth of the billing append's time.
  */
 export function statementName(sql: string): string {
   const known = statementNames.get(sql);
