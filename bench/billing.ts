@@ -15,7 +15,6 @@ import { cacheDirFrom, DEFAULT_COLLECTIONS_CONFIG } from "../src/app/config.js";
 import { openPglite, openPostgres, type Db } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
-import { installFeatureProjectors } from "../src/app/projectors.js";
 import { eventHash, GENESIS_HASH } from "../src/eventstore/eventStore.js";
 import { createAccounts, type Accounts } from "../src/usecases/accounts/accounts.js";
 import { replayProjections, promoteReplay, type ReplayReport } from "../projections/replay.js";
@@ -36,8 +35,7 @@ import { PAYLOAD_VERSION, saveQueryRecord } from "../src/usecases/search/queryCa
 import type { CachedRow } from "../src/domain/resultRow.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
 import type { Embedder } from "../src/embedding/port.js";
-
-installFeatureProjectors();
+import { FEATURE_PROJECTORS } from "../src/app/projectors.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -70,12 +68,12 @@ function summary(ms: number[]) {
 }
 
 async function newPostgresDb(baseUrl: string, name: string, poolSize = 12): Promise<Db> {
-  const admin = await openPostgres(baseUrl, 1);
+  const admin = await openPostgres(baseUrl, FEATURE_PROJECTORS, 1);
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.close();
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
-  const db = await openPostgres(url.toString(), poolSize);
+  const db = await openPostgres(url.toString(), FEATURE_PROJECTORS, poolSize);
   await migrate(db, PROJECTION_READ_MODELS);
   return db;
 }
@@ -454,13 +452,13 @@ async function main(): Promise<void> {
       await db.close();
       // the same with commits that do not wait for the WAL flush: shows what the disk's fsync adds (not how the service
       // runs)
-      const admin = await openPostgres(pg.url, 1);
+      const admin = await openPostgres(pg.url, FEATURE_PROJECTORS, 1);
       await admin.query("CREATE DATABASE bench_search_nosync");
       await admin.query("ALTER DATABASE bench_search_nosync SET synchronous_commit = off");
       await admin.close();
       const url = new URL(pg.url);
       url.pathname = "/bench_search_nosync";
-      const nosync = await openPostgres(url.toString(), 12);
+      const nosync = await openPostgres(url.toString(), FEATURE_PROJECTORS, 12);
       await migrate(nosync, PROJECTION_READ_MODELS);
       result.searchBillingWithoutWalFlush = await searchBillingLatency(nosync, Number(args.searches));
       await nosync.close();
@@ -485,9 +483,9 @@ async function main(): Promise<void> {
       const writers = Number(args.writers);
       const pgOne = await newPostgresDb(pg.url, "bench_append_one");
       const pgMany = await newPostgresDb(pg.url, "bench_append_many");
-      const lite = await openPglite(undefined);
+      const lite = await openPglite(undefined, FEATURE_PROJECTORS);
       await migrate(lite, PROJECTION_READ_MODELS);
-      const liteMany = await openPglite(undefined);
+      const liteMany = await openPglite(undefined, FEATURE_PROJECTORS);
       await migrate(liteMany, PROJECTION_READ_MODELS);
       result.appends = {
         postgres: {
@@ -503,7 +501,7 @@ async function main(): Promise<void> {
     }
     if (only.has("replay")) {
       const pgDb = await newPostgresDb(pg.url, "bench_replay");
-      const lite = await openPglite(undefined);
+      const lite = await openPglite(undefined, FEATURE_PROJECTORS);
       await migrate(lite, PROJECTION_READ_MODELS);
       result.replay = {
         postgres: await replayRate(pgDb, Number(args["replay-events"])),

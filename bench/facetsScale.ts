@@ -24,7 +24,6 @@ import type { Authorship } from "../src/domain/authors.js";
 import { openPglite } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
-import { installFeatureProjectors } from "../src/app/projectors.js";
 import { readComponent } from "../src/infra/components.js";
 import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
 import { manifestKey } from "../src/ingest/manifest.js";
@@ -40,8 +39,7 @@ import { createWorkFacets, type FacetsRequest } from "../src/usecases/works/work
 import { countFacets, FACET_FIELDS } from "../src/usecases/works/facetCounts.js";
 import { ExactTopTen, indexGenerated, loadScaleSource, SCALE_INDEX } from "./scaleBench.js";
 import { benchConfig, BENCH_DIR } from "./scifactBench.js";
-
-installFeatureProjectors();
+import { FEATURE_PROJECTORS } from "../src/app/projectors.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -217,7 +215,7 @@ const engine: SearchEngine =
         return createOpenSearchEngine({ url: node.url, indexPrefix: "facets-scale-", bulkBatchSize: LOAD_BULK });
       })();
 const embedder = await openEmbedder(config);
-const db = await openPglite(join(home, "pglite"));
+const db = await openPglite(join(home, "pglite"), FEATURE_PROJECTORS);
 const loadBefore = loadavg()[0]!;
 /**
  * The load: generated vectors (no embedding model) straight through the adapter's bulk path, the next batches generated

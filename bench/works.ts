@@ -17,7 +17,6 @@ import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { openPglite } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
-import { installFeatureProjectors } from "../src/app/projectors.js";
 import { readCollectionDocuments } from "../src/ingest/readCollection.js";
 import { manifestKey } from "../src/ingest/manifest.js";
 import { replaceWorks, workOfDocument, type StoredWork } from "../src/ingest/works.js";
@@ -31,8 +30,7 @@ import { openEmbedder } from "../src/app/composition.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { benchConfig, ingestBenchCollection } from "./scifactBench.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
-
-installFeatureProjectors();
+import { FEATURE_PROJECTORS } from "../src/app/projectors.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -48,7 +46,7 @@ const catalog = await loadCollectionCatalog(config.collectionsConfig);
 const collection = catalog.collections.find((c) => c.name === "openalex-synergy");
 if (!collection) throw new Error("the collections configuration has no openalex-synergy");
 const dir = mkdtempSync(join(tmpdir(), "bench-works-"));
-const db = await openPglite(join(dir, "pglite"));
+const db = await openPglite(join(dir, "pglite"), FEATURE_PROJECTORS);
 try {
   await migrate(db, PROJECTION_READ_MODELS);
   const works: StoredWork[] = [];

@@ -3,8 +3,9 @@
 // (src/usecases/accounts/keyProjection.ts), members, invites and sessions (src/usecases/members/memberProjection.ts),
 // ingestions (src/usecases/collections/ingestionProjection.ts), webhooks (src/usecases/webhooks/webhookProjection.ts)
 // and alerts (src/usecases/alerts/alertProjection.ts). This registry knows them only by the events each one takes
-// (FeatureProjectors): the composition root hands them in once (installProjectors, src/app/projectors.ts), and the
-// inline projector and replay run the projectors they were given. What they read and return: projectionReader.ts.
+// (FeatureProjectors): the event store is opened with them (src/app/projectors.ts lists them for the composition
+// root, benchmarks and tests), and the inline projector and replay run the store's (Db.projectors). What they read
+// and return: projectionReader.ts.
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
 // It updates the rows its reader hands out in place and returns them as the changes: both readers give the projector
 // rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
@@ -297,25 +298,14 @@ export interface FeatureProjectors {
   >;
 }
 
-let installed: FeatureProjectors | undefined;
-
-/** The composition root's one call: the features' projectors every later projection (inline or replay) runs. */
-export function installProjectors(features: FeatureProjectors): void {
-  installed = features;
+// The store carries the projectors it was opened with as this type (src/eventstore/db.ts's StoreProjectors).
+declare module "../src/eventstore/db.js" {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface StoreProjectors extends FeatureProjectors {}
 }
 
-function features(): FeatureProjectors {
-  if (!installed)
-    throw new Error("projection: no feature projectors installed (src/app/projectors.ts installs them at start)");
-  return installed;
-}
-
-/** What one event changes, through the installed feature projectors. */
-export function project(e: ProjectableEvent, read: ProjectionReader): Change[] {
-  return projectWith(features(), e, read);
-}
-
-export function projectWith(f: FeatureProjectors, e: ProjectableEvent, read: ProjectionReader): Change[] {
+/** What one event changes, through the feature projectors given (a store's: Db.projectors). */
+export function project(f: FeatureProjectors, e: ProjectableEvent, read: ProjectionReader): Change[] {
   switch (e.type) {
     case "OrganizationCreated":
       return organizationCreated(e);

@@ -207,7 +207,7 @@ async function rebuild(db: Db): Promise<ReplayReport> {
   const fold = (page: ProjectableEvent[]) => {
     const t0 = performance.now();
     for (const e of page) {
-      for (const change of project(e, reader)) {
+      for (const change of project(db.projectors, e, reader)) {
         const buffered = pending.get(change.table);
         if (buffered) buffered.push(change.row);
         else (mem[change.table] as Map<string, object>).set(pkOf(change.table, change.row), change.row);

@@ -2,7 +2,7 @@
 import type { Queryable } from "../src/eventstore/db.js";
 import { runParts, type SqlPart } from "../src/eventstore/eventStore.js";
 import type { StoredEvent } from "../src/domain/events.js";
-import { project, type Change, type ProjectionReader } from "./project.js";
+import { project, type Change, type FeatureProjectors, type ProjectionReader } from "./project.js";
 import {
   COLUMNS,
   type AlertRow,
@@ -394,7 +394,7 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
  */
 export type MemoryProjector = ReturnType<typeof memoryProjector>;
 
-export function memoryProjector(prefetched: PrefetchedRows, p: TablePrefix = "proj_") {
+export function memoryProjector(projectors: FeatureProjectors, prefetched: PrefetchedRows, p: TablePrefix = "proj_") {
   const written = new Map<string, Change>();
   const writtenRows = new Map<string, object>();
   const reader = readerOver(prefetched, writtenRows);
@@ -402,7 +402,7 @@ export function memoryProjector(prefetched: PrefetchedRows, p: TablePrefix = "pr
     reader,
     apply(events: StoredEvent[]): void {
       for (const e of events) {
-        for (const change of project(e, reader)) {
+        for (const change of project(projectors, e, reader)) {
           const id = pkOf(change.table, change.row);
           written.set(id, change);
           writtenRows.set(id, change.row);
@@ -442,13 +442,14 @@ function changeParts(p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
  */
 export async function projectInline(
   tx: Queryable,
+  projectors: FeatureProjectors,
   events: StoredEvent[],
   p: TablePrefix = "proj_",
   before: SqlPart[] = [],
   after: SqlPart[] = [],
   provided?: PrefetchedRows,
 ): Promise<void> {
-  const projector = memoryProjector(await rowsFor(tx, p, events, provided), p);
+  const projector = memoryProjector(projectors, await rowsFor(tx, p, events, provided), p);
   projector.apply(events);
   const parts = [...before, ...projector.parts(), ...after];
   if (parts.length > 0) await runParts(tx, parts, events[0]?.streamId ?? "", "any");

@@ -40,7 +40,7 @@ export function runStreamCommand(
           { now: at, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}) },
         );
         if (prepared.duplicate) return prepared.events;
-        await projectInline(tx, prepared.events, "proj_", [prepared.insert]);
+        await projectInline(tx, db.projectors, prepared.events, "proj_", [prepared.insert]);
         return prepared.events;
       },
       { advisoryLock: APPEND_LOCK_KEY },

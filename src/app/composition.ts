@@ -8,7 +8,7 @@ import type { Config, EmbeddingServerConfig, StoreLocation } from "./config.js";
 import { openPglite, openPostgres, type Db } from "../eventstore/db.js";
 import { migrate } from "../eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
-import { installFeatureProjectors } from "./projectors.js";
+import { FEATURE_PROJECTORS } from "./projectors.js";
 import { createAccounts, type Accounts } from "../usecases/accounts/accounts.js";
 import { createAuthenticate } from "../usecases/auth/authenticate.js";
 import { createCatalogueEvents } from "../usecases/catalogue/catalogueEvents.js";
@@ -157,7 +157,7 @@ export function describeStoreLocation(location: StoreLocation): string {
 /** Whether the event store at `location` exists (its event log), without creating anything. */
 export async function eventStoreExists(location: StoreLocation): Promise<boolean> {
   if (!location.databaseUrl) return existsSync(join(location.dataDir, "pglite", "PG_VERSION"));
-  const db = await openPostgres(location.databaseUrl, 1);
+  const db = await openPostgres(location.databaseUrl, FEATURE_PROJECTORS, 1);
   try {
     const [row] = await db.query<{ present: boolean }>(`SELECT to_regclass('events') IS NOT NULL AS present`);
     return row?.present === true;
@@ -168,17 +168,15 @@ export async function eventStoreExists(location: StoreLocation): Promise<boolean
 
 /** An event store in memory (PGlite) with the read models: benchmarks and scripts that ingest into a scratch index. */
 export async function openMemoryEventStore(): Promise<Db> {
-  installFeatureProjectors();
-  const db = await openPglite(undefined);
+  const db = await openPglite(undefined, FEATURE_PROJECTORS);
   await migrate(db, PROJECTION_READ_MODELS);
   return db;
 }
 
 export async function openEventStore(config: Config): Promise<Db> {
-  installFeatureProjectors();
   const db = config.databaseUrl
-    ? await openPostgres(config.databaseUrl)
-    : await openPglite(join(config.dataDir, "pglite"));
+    ? await openPostgres(config.databaseUrl, FEATURE_PROJECTORS)
+    : await openPglite(join(config.dataDir, "pglite"), FEATURE_PROJECTORS);
   await migrate(db, PROJECTION_READ_MODELS);
   return db;
 }

@@ -1,7 +1,7 @@
-// The features' projectors, handed to the projection registry (projections/project.ts) once: each feature keeps its
-// projection beside its use cases, and the inline projector and replay run what is installed here: the composition
-// root installs them where it opens an event store, as do the benchmarks that open one by hand and the test setup.
-import { installProjectors, type FeatureProjectors } from "../../projections/project.js";
+// The features' projectors, the list every event store is opened with: each feature keeps its projection beside its
+// use cases, and the store runs this list inline and in replay. The composition root opens its stores with it, as do
+// the benchmarks and the tests that open a store by hand or project events in memory.
+import type { FeatureProjectors } from "../../projections/project.js";
 import { projectKey } from "../usecases/accounts/keyProjection.js";
 import { projectAlert } from "../usecases/alerts/alertProjection.js";
 import { projectIngestion } from "../usecases/collections/ingestionProjection.js";
@@ -15,7 +15,3 @@ export const FEATURE_PROJECTORS: FeatureProjectors = {
   webhooks: projectWebhook,
   alerts: projectAlert,
 };
-
-export function installFeatureProjectors(): void {
-  installProjectors(FEATURE_PROJECTORS);
-}

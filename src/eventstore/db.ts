@@ -22,7 +22,7 @@ const statementNames = new Map<string, string>();
 /**
  * A prepared statement's name: derived from its text, so equal texts share one plan per connection. Remembered by
  * text: a charge's statements (a few KB each) came back with every batch, and hashing them again cost the main thread
- * a tenth of the billing append's time (issue 54's profile).
+ * a tenth of the billing append's time.
  */
 export function statementName(sql: string): string {
   const known = statementNames.get(sql);
@@ -33,8 +33,18 @@ export function statementName(sql: string): string {
   return name;
 }
 
+/**
+ * The projectors a store runs on what it appends (inline) and on its whole log (replay), handed in when it is opened.
+ * Their shape is the projection registry's: projections/project.ts declares FeatureProjectors into this interface, so
+ * the store carries them without importing the layer above it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface StoreProjectors {}
+
 export interface Db extends Queryable {
   readonly kind: "pglite" | "postgres";
+  /** what this store projects its events with: the same list inline and in replay */
+  readonly projectors: StoreProjectors;
   /**
    * For writes whose loss in a crash costs no money (rate-limit counters): committed without waiting for the WAL
    * flush (synchronous_commit off), which saves a disk flush per request. Money never goes through here.
@@ -103,7 +113,7 @@ interface ThreadReply {
  * its begin to its commit or rollback. PGlite has one connection, so transactions are serialized by PGlite itself and
  * the advisory lock, which orders appends across PostgreSQL connections, is not needed.
  */
-export async function openPglite(dataDir: string | undefined): Promise<Db> {
+export async function openPglite(dataDir: string | undefined, projectors: StoreProjectors): Promise<Db> {
   const worker = new Worker(new URL("./pgliteThread.worker.mjs", import.meta.url), { workerData: { dataDir } });
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (err: Error) => void }>();
   let nextId = 0;
@@ -149,6 +159,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   };
   return {
     kind: "pglite",
+    projectors,
     query: base.query,
     relaxed: base,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>) {
@@ -182,7 +193,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Db> {
   };
 }
 
-export async function openPostgres(url: string, maxConnections = 10): Promise<Db> {
+export async function openPostgres(url: string, projectors: StoreProjectors, maxConnections = 10): Promise<Db> {
   const pool = new pg.Pool({ connectionString: url, max: maxConnections, connectionTimeoutMillis: 5_000 });
   // an idle client that errors (server restart) must not crash the process
   pool.on("error", () => undefined);
@@ -221,6 +232,7 @@ export async function openPostgres(url: string, maxConnections = 10): Promise<Db
   };
   return {
     kind: "postgres",
+    projectors,
     query,
     relaxed,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { advisoryLock?: number }) {

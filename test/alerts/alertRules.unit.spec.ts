@@ -15,6 +15,7 @@ import { project } from "../../projections/project.js";
 import { memoryReader, memoryTables } from "../../projections/replay.js";
 import type { DomainEvent, ProjectableEvent } from "../../src/domain/events.js";
 import type { AlertRow, AlertRunRow } from "../../projections/tables.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 function refusal(req: AlertRequest): { code: string; field: unknown; message: string } {
   try {
@@ -168,6 +169,7 @@ describe("the projection of alert events", () => {
   let position = 0;
   const apply = (e: DomainEvent, recordedAt: string) => {
     for (const c of project(
+      FEATURE_PROJECTORS,
       { ...e, position: ++position, streamVersion: position, recordedAt } as ProjectableEvent,
       reader,
     ))

@@ -356,7 +356,7 @@ describe("collections managed through the operator API", () => {
     expect(replay.body.equal).toBe(true);
     const before = await catalogue();
     const dataDir = svc.dataDir;
-    await svc.close();
+    await svc.close({ keepData: true });
     svc = await startTestService({ dataRoot, dataDir, collectionsConfig: config });
     call = httpClient(svc.baseUrl);
     const after = await catalogue();

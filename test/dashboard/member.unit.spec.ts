@@ -19,6 +19,7 @@ import { project, type ProjectionReader } from "../../projections/project.js";
 import type { ProjectableEvent } from "../../src/domain/events.js";
 import type { InviteRow, MemberRow, SessionRow } from "../../projections/tables.js";
 import { rejectionCode } from "../support/rejectionCode.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 const now = new Date("2031-01-10T12:00:00.000Z");
 const owner: Principal = { kind: "member", memberId: "mem_owner", orgId: "org_a", role: "owner" };
@@ -330,6 +331,7 @@ describe("the projection of member events", () => {
 
   it("an accepted invite becomes a member; a session ends with its reason; a key's last use is its last event", () => {
     const [invite] = project(
+      FEATURE_PROJECTORS,
       at(
         {
           type: "MemberInvited",
@@ -364,6 +366,7 @@ describe("the projection of member events", () => {
     });
     rows.invite = invite!.row as InviteRow;
     const accepted = project(
+      FEATURE_PROJECTORS,
       at(
         {
           type: "InviteAccepted",
@@ -402,6 +405,7 @@ describe("the projection of member events", () => {
     ]);
     rows.member = accepted[1]!.row as MemberRow;
     const [session] = project(
+      FEATURE_PROJECTORS,
       at(
         {
           type: "SessionStarted",
@@ -415,6 +419,7 @@ describe("the projection of member events", () => {
     rows.session = session!.row as SessionRow;
     expect(
       project(
+        FEATURE_PROJECTORS,
         at(
           { type: "SessionEnded", data: { sessionId: "s1", orgId: "org_a", memberId: "mem_1", reason: "revoked" } },
           4,
@@ -438,6 +443,7 @@ describe("the projection of member events", () => {
     ]);
     expect(
       project(
+        FEATURE_PROJECTORS,
         at(
           {
             type: "JournalRequested",
@@ -457,6 +463,7 @@ describe("the projection of member events", () => {
     // a removed member's row stays, marked; a withdrawn invite likewise
     expect(
       project(
+        FEATURE_PROJECTORS,
         at(
           {
             type: "MemberRemoved",
@@ -479,6 +486,7 @@ describe("the projection of member events", () => {
     ]);
     expect(
       project(
+        FEATURE_PROJECTORS,
         at({ type: "InviteCancelled", data: { orgId: "org_a", inviteId: "inv_1" } }, 7, "2031-01-14T00:00:00.000Z"),
         reader,
       ),

@@ -17,6 +17,7 @@ import type { Viewer } from "../../src/http/dashboard/layout.js";
 import { project } from "../../projections/project.js";
 import { memoryReader, memoryTables, pkOf } from "../../projections/replay.js";
 import type { ProjectableEvent } from "../../src/domain/events.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 const TODAY = "2026-11-29";
 
@@ -134,7 +135,7 @@ describe("usage per day, key and collection", () => {
     };
     [created, ...EVENTS].forEach((e, i) => {
       const event = { ...e, position: i + 1, streamVersion: i + 1 } as unknown as ProjectableEvent;
-      for (const c of project(event, memoryReader(tables)))
+      for (const c of project(FEATURE_PROJECTORS, event, memoryReader(tables)))
         (tables[c.table] as Map<string, object>).set(pkOf(c.table, c.row), c.row);
     });
     const daySpend = new Map(

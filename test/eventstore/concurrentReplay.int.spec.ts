@@ -10,6 +10,7 @@ import { promoteReplay, replayProjections, type ReplayReport } from "../../proje
 import { DEFAULT_LIMITS, type Actor } from "../../src/domain/events.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { createPostgresDatabase, freshStore, STORE_KINDS } from "../support/stores.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 const operator: Actor = { kind: "operator", id: "test" };
 const open: Db[] = [];
@@ -120,8 +121,8 @@ describe.each(STORE_KINDS)("a replay while appends go on, on %s", (kind) => {
 describe("concurrent replays of two processes sharing a PostgreSQL database", () => {
   it("never reports a false divergence: each either rebuilds equal or is refused with 409 CONFLICT", async () => {
     const url = await createPostgresDatabase();
-    const first = await openPostgres(url);
-    const second = await openPostgres(url);
+    const first = await openPostgres(url, FEATURE_PROJECTORS);
+    const second = await openPostgres(url, FEATURE_PROJECTORS);
     open.push(first, second);
     await migrate(first, PROJECTION_READ_MODELS);
     await history(first);

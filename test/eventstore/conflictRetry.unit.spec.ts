@@ -15,7 +15,7 @@ function contended(losses: number, then: () => string = () => "appended") {
 }
 
 describe("retrying write conflicts", () => {
-  it("waits its turn through many conflicts and succeeds (more than the three it used to allow)", async () => {
+  it("waits its turn through many conflicts (more than three) and succeeds", async () => {
     const writer = contended(12);
     await expect(retryConflicts(writer.attempt)).resolves.toBe("appended");
     expect(writer.attempts()).toBe(13);

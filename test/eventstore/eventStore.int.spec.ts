@@ -14,6 +14,8 @@ import { replayProjections, promoteReplay } from "../../projections/replay.js";
 import { DEFAULT_LIMITS, type Actor } from "../../src/domain/events.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { freshStore, STORE_KINDS } from "../support/stores.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
+import type { FeatureProjectors } from "../../projections/project.js";
 
 const operator: Actor = { kind: "operator", id: "test" };
 
@@ -129,6 +131,41 @@ describe.each(STORE_KINDS)("event store on %s", (kind) => {
     expect((await replayProjections(db)).equal).toBe(true);
   });
 
+  it("runs the projectors it was opened with, inline and in replay, and no other store's", async () => {
+    const seen: string[] = [];
+    const counting: FeatureProjectors = {
+      ...FEATURE_PROJECTORS,
+      keys: (e, read) => (seen.push(e.type), FEATURE_PROJECTORS.keys(e, read)),
+    };
+    const own = await freshStore(kind, 2, counting);
+    try {
+      const ownAccounts = createAccounts(own);
+      const org = await ownAccounts.createOrganization(
+        { name: "Counted", billingMode: "live", limits: DEFAULT_LIMITS },
+        operator,
+      );
+      const key = await ownAccounts.createKey(
+        org.id,
+        { mode: "live", collections: null, spendingCapMicros: null },
+        operator,
+      );
+      expect(seen).toEqual(["ApiKeyCreated"]);
+      expect((await ownAccounts.getKey(key.id))?.id).toBe(key.id);
+      // the service's store, open beside it, projects with its own list: nothing reaches the counting one
+      await accounts.createKey(
+        (await accounts.createOrganization({ name: "Other", billingMode: "live", limits: DEFAULT_LIMITS }, operator))
+          .id,
+        { mode: "live", collections: null, spendingCapMicros: null },
+        operator,
+      );
+      expect(seen).toEqual(["ApiKeyCreated"]);
+      expect((await replayProjections(own)).equal).toBe(true);
+      expect(seen).toEqual(["ApiKeyCreated", "ApiKeyCreated"]);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("verify walks the hash chain and names the first edited, deleted or inserted event", async () => {
     const ok = await verifyChain(db);
     expect(ok.ok).toBe(true);
@@ -239,5 +276,5 @@ async function freshStoreSameDb(db: Db): Promise<Db> {
   const { requireComponent } = await import("../setup/components.js");
   const url = new URL(requireComponent("postgresUrl"));
   url.pathname = `/${rows[0]!.db}`;
-  return openPostgres(url.toString(), 6);
+  return openPostgres(url.toString(), FEATURE_PROJECTORS, 6);
 }

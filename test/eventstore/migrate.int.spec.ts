@@ -6,12 +6,13 @@ import { openPostgres, type Db } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
 import { createPostgresDatabase } from "../support/stores.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 describe("migrate", () => {
   it("lets 8 processes migrate one fresh database at the same time, and again once it exists", async () => {
     for (let round = 0; round < 3; round++) {
       const url = await createPostgresDatabase();
-      const stores: Db[] = await Promise.all(Array.from({ length: 8 }, () => openPostgres(url, 2)));
+      const stores: Db[] = await Promise.all(Array.from({ length: 8 }, () => openPostgres(url, FEATURE_PROJECTORS, 2)));
       try {
         const outcomes = await Promise.allSettled(stores.map((db) => migrate(db, PROJECTION_READ_MODELS)));
         expect(
@@ -34,10 +35,10 @@ describe("migrate", () => {
 
   it("a process starting on a current schema runs no DDL: it never waits on tables live requests hold", async () => {
     const url = await createPostgresDatabase();
-    const first = await openPostgres(url, 2);
+    const first = await openPostgres(url, FEATURE_PROJECTORS, 2);
     const traffic = new pg.Client({ connectionString: url });
     await traffic.connect();
-    const starting = await openPostgres(url, 2);
+    const starting = await openPostgres(url, FEATURE_PROJECTORS, 2);
     try {
       await migrate(first, PROJECTION_READ_MODELS);
       // a live request's transaction holds ACCESS SHARE on the tables authentication and the query cache read
@@ -59,7 +60,7 @@ describe("migrate", () => {
 
   it("a migration that must run gives way to live traffic (lock timeout, retry) and never deadlocks it", async () => {
     const url = await createPostgresDatabase();
-    const db = await openPostgres(url, 2);
+    const db = await openPostgres(url, FEATURE_PROJECTORS, 2);
     const traffic = new pg.Client({ connectionString: url });
     await traffic.connect();
     try {

@@ -8,11 +8,12 @@ import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openPglite, pgErrorCode, PG_UNIQUE_VIOLATION, type Db } from "../../src/eventstore/db.js";
 import { REPO_ROOT } from "../../src/app/config.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 describe("PGlite in its own thread", () => {
   let db: Db;
   beforeEach(async () => {
-    db = await openPglite(undefined);
+    db = await openPglite(undefined, FEATURE_PROJECTORS);
     await db.exec("CREATE TABLE t (id int PRIMARY KEY, note text)");
   });
   afterEach(async () => {
@@ -70,7 +71,8 @@ describe("PGlite in its own thread", () => {
     try {
       const script = `
         const { openPglite } = await import(${JSON.stringify(join(REPO_ROOT, "src", "eventstore", "db.ts"))});
-        const db = await openPglite(${JSON.stringify(join(dir, "db"))});
+        const { FEATURE_PROJECTORS } = await import(${JSON.stringify(join(REPO_ROOT, "src", "app", "projectors.ts"))});
+        const db = await openPglite(${JSON.stringify(join(dir, "db"))}, FEATURE_PROJECTORS);
         const rows = await db.query('SELECT 41 + 1 AS answer');
         console.log(rows[0].answer);`;
       writeFileSync(join(dir, "probe.mts"), script);

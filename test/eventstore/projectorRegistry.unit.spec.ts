@@ -2,7 +2,7 @@
 // projector and no other, and the composition root's set is what the inline projector and replay run.
 import { describe, expect, it } from "vitest";
 import type { ProjectableEvent } from "../../src/domain/events.js";
-import { projectWith, type FeatureProjectors } from "../../projections/project.js";
+import { project, type FeatureProjectors } from "../../projections/project.js";
 import { memoryReader, memoryTables } from "../../projections/replay.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
@@ -39,11 +39,11 @@ describe("projection registry", () => {
   it("hands each feature's events to the projector it was given", () => {
     const { features, calls } = recording();
     const read = memoryReader(memoryTables());
-    projectWith(features, event("AlertPaused", { alertId: "a", orgId: "o" }), read);
-    projectWith(features, event("ApiKeyRevoked", { keyId: "k", orgId: "o" }), read);
-    projectWith(features, event("IngestionFailed", { ingestionId: "i" }), read);
-    projectWith(features, event("SessionEnded", { sessionId: "s" }), read);
-    projectWith(features, event("WebhookEndpointDeleted", { endpointId: "w" }), read);
+    project(features, event("AlertPaused", { alertId: "a", orgId: "o" }), read);
+    project(features, event("ApiKeyRevoked", { keyId: "k", orgId: "o" }), read);
+    project(features, event("IngestionFailed", { ingestionId: "i" }), read);
+    project(features, event("SessionEnded", { sessionId: "s" }), read);
+    project(features, event("WebhookEndpointDeleted", { endpointId: "w" }), read);
     expect(calls).toEqual([
       "alerts:AlertPaused",
       "keys:ApiKeyRevoked",
@@ -56,7 +56,7 @@ describe("projection registry", () => {
   it("gives a feature projector none of the money's events", () => {
     const { features, calls } = recording();
     const read = memoryReader(memoryTables());
-    projectWith(features, event("RetractionsLoaded", {}), read);
+    project(features, event("RetractionsLoaded", {}), read);
     expect(calls).toEqual([]);
   });
 
@@ -66,8 +66,6 @@ describe("projection registry", () => {
 
   it("refuses an event no projector knows", () => {
     const { features } = recording();
-    expect(() => projectWith(features, event("NoSuchEvent", {}), memoryReader(memoryTables()))).toThrow(
-      /unknown event/,
-    );
+    expect(() => project(features, event("NoSuchEvent", {}), memoryReader(memoryTables()))).toThrow(/unknown event/);
   });
 });

@@ -65,7 +65,8 @@ async function start(store: (typeof STORE_KINDS)[number]): Promise<void> {
 describe.each(STORE_KINDS)("on %s", (store) => {
   beforeAll(() => start(store), 600_000);
   afterAll(async () => {
-    await svc?.close();
+    // the next store's service starts on this data folder (removed after the file)
+    await svc?.close({ keepData: true });
   });
 
   describe("NUL bytes and lone surrogates", () => {

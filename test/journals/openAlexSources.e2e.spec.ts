@@ -2,15 +2,17 @@
 // journals table and its bounds, and the running service filters, lists and expands on those metrics and says where
 // they come from.
 import { spawnSync } from "node:child_process";
-import { createReadStream, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/app/config.js";
 import { sliceDataRoot, startWithCustomer, type httpClient, type TestService } from "../support/testService.js";
+import { tempDirs } from "../support/tempDirs.js";
 import { writeOpenAlexSourcesSnapshot, type FixtureSource, type KnownJournal } from "./openAlexSourcesSnapshot.js";
+
+const made = tempDirs();
 
 const COLLECTION = "openalex-synergy";
 const THRESHOLD = 100;
@@ -50,8 +52,8 @@ async function indexedJournals(dataRoot: string): Promise<KnownJournal[]> {
 
 beforeAll(async () => {
   const dataRoot = await sliceDataRoot();
-  const dataDir = mkdtempSync(join(tmpdir(), "litsearch-sources-svc-"));
-  const snapshot = join(mkdtempSync(join(tmpdir(), "openalex-snapshot-")), "data", "sources");
+  const dataDir = made("litsearch-sources-svc-");
+  const snapshot = join(made("openalex-snapshot-"), "data", "sources");
   const known = await indexedJournals(dataRoot);
   expect(known.length).toBeGreaterThan(10);
   expected = writeOpenAlexSourcesSnapshot(snapshot, { count: 300, known, hIndexOfKnown });

@@ -18,6 +18,7 @@ import {
   type QueryPayload,
 } from "../../src/usecases/search/queryCache.js";
 import { createPostgresDatabase, freshStore, STORE_KINDS } from "../support/stores.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 const operator: Actor = { kind: "operator", id: "test" };
 const PRICE = 1_000n;
@@ -258,10 +259,10 @@ describe("search charges of two API processes on one PostgreSQL database", () =>
 
   it("charges one organization near zero from both at once: never overspent, each charge once", async () => {
     const url = await createPostgresDatabase();
-    const first = await openPostgres(url);
+    const first = await openPostgres(url, FEATURE_PROJECTORS);
     dbs.push(first);
     await migrate(first, PROJECTION_READ_MODELS);
-    const second = await openPostgres(url);
+    const second = await openPostgres(url, FEATURE_PROJECTORS);
     dbs.push(second);
     const [a, b] = [createAccounts(first), createAccounts(second)];
     const org = await a.createOrganization({ name: "Shared", billingMode: "live", limits: DEFAULT_LIMITS }, operator);

@@ -1,6 +1,7 @@
 // The money deciders (organization and API key) as given/when/then: the given events are projected in memory by the
-// store's own project(), and the state is read from those rows as the command runner reads them (orgStateOf,
-// keyStateOf), so a test states history, never a hand-built state. Fixture events for an organization and its key.
+// store's own project() with the service's projectors, and the state is read from those rows as the command runner
+// reads them (orgStateOf, keyStateOf), so a test states history, never a hand-built state. Fixture events for an
+// organization and its key.
 import { decide } from "../../src/domain/orgDecider.js";
 import type { KeyState, OrgCommand, OrgState } from "../../src/domain/organization.js";
 import { decideKey, type KeyCommand } from "../../src/domain/apiKey.js";
@@ -19,6 +20,7 @@ import { project } from "../../projections/project.js";
 import { memoryReader, memoryTables, pkOf, type MemoryTables } from "../../projections/replay.js";
 import { keyStateOf, organizationOf, orgStateOf, type Organization } from "../../src/usecases/accounts/orgState.js";
 import { deciderSpec } from "./deciderSpec.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 export const ORG = "org_1";
 export const KEY = "key_1";
@@ -78,6 +80,7 @@ function evolve(s: MoneyState, e: GivenEvent): MoneyState {
   s.position += 1;
   const reader = memoryReader(s.tables);
   for (const change of project(
+    FEATURE_PROJECTORS,
     { ...e, recordedAt: e.recordedAt ?? s.now.toISOString(), position: s.position, streamVersion },
     reader,
   )) {

@@ -5,6 +5,8 @@ import { openPglite, openPostgres, type Db } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
 import { requireComponent } from "../setup/components.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
+import type { FeatureProjectors } from "../../projections/project.js";
 
 export type StoreKind = "pglite" | "postgres";
 export const STORE_KINDS: StoreKind[] = ["pglite", "postgres"];
@@ -25,11 +27,16 @@ export async function createPostgresDatabase(): Promise<string> {
   return url.toString();
 }
 
-export async function freshStore(kind: StoreKind, maxConnections = 10): Promise<Db> {
+/** `projectors`: what the store runs inline and in replay (the service's list unless a test hands its own). */
+export async function freshStore(
+  kind: StoreKind,
+  maxConnections = 10,
+  projectors: FeatureProjectors = FEATURE_PROJECTORS,
+): Promise<Db> {
   const db =
     kind === "pglite"
-      ? await openPglite(undefined)
-      : await openPostgres(await createPostgresDatabase(), maxConnections);
+      ? await openPglite(undefined, projectors)
+      : await openPostgres(await createPostgresDatabase(), projectors, maxConnections);
   await migrate(db, PROJECTION_READ_MODELS);
   return db;
 }

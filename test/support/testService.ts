@@ -5,6 +5,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
   createReadStream,
@@ -26,6 +27,46 @@ import { requireComponent } from "../setup/components.js";
 
 /** The data the tests slice and read: demo-data/, shipped in the repository (never ../shared). */
 export const SHARED_DATA = DEFAULT_DATA_ROOT;
+
+/** Set to 1 to keep the data folders this helper makes (a service's PGlite and index, data slices) for debugging. */
+const KEEP_TEST_DATA = process.env.LITSEARCH_KEEP_TEST_DATA === "1";
+
+/**
+ * Folders this helper made in the system's temp folder, with the services running on each: a service's data folder
+ * (a few hundred MB of PGlite) goes when the last service on it stops, unless its close keeps it for a restart; what
+ * is left (kept for a restart, or a data slice) goes after the test file's tests.
+ */
+const made = new Map<string, number>();
+
+function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.set(dir, 0);
+  return dir;
+}
+
+function removeMade(dir: string): void {
+  made.delete(dir);
+  if (!KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
+}
+
+// registered when a test file loads this module: runs after the file's own afterAll hooks (they run in reverse order)
+afterAll(() => {
+  for (const dir of [...made.keys()]) removeMade(dir);
+});
+
+/** A service starts on `dir`: counted if this helper made it. */
+function useDir(dir: string): void {
+  const running = made.get(dir);
+  if (running !== undefined) made.set(dir, running + 1);
+}
+
+/** A service on `dir` stopped: the folder goes with the last one unless `keep` (a test restarts a service on it). */
+function releaseDir(dir: string, keep: boolean): void {
+  const running = made.get(dir);
+  if (running === undefined) return;
+  made.set(dir, running - 1);
+  if (running <= 1 && !keep) removeMade(dir);
+}
 
 async function headLines(src: string, dest: string, n: number, gz: boolean): Promise<void> {
   const input = gz ? createReadStream(src).pipe(createGunzip()) : createReadStream(src);
@@ -71,7 +112,7 @@ async function headMedline(src: string, dest: string, n: number): Promise<void> 
  * A data root with the first `docs` SciFact documents, OpenAlex works and MEDLINE citations, and the retraction lists.
  */
 export async function sliceDataRoot(docs = 80): Promise<string> {
-  const root = mkdtempSync(join(tmpdir(), "litsearch-data-"));
+  const root = makeTempDir("litsearch-data-");
   mkdirSync(join(root, "scifact"));
   mkdirSync(join(root, "articles"));
   await headLines(join(SHARED_DATA, "scifact", "corpus.jsonl"), join(root, "scifact", "corpus.jsonl"), docs, false);
@@ -114,7 +155,11 @@ export interface TestService {
   dataDir: string;
   /** with `ingestInBackground`: the ingestion running behind the listening service */
   ingestion?: ReturnType<DemoIngestion["run"]>;
-  close(): Promise<void>;
+  /**
+   * Stops the service and removes the data folders the helper made for it, unless another service still runs on
+   * them; `keepData`: kept for a service the test starts next on the same folder (removed after the test file).
+   */
+  close(options?: { keepData?: boolean }): Promise<void>;
 }
 
 /** The retrieval engines a test runs on, each in turn. */
@@ -141,8 +186,25 @@ export interface TestServiceOptions extends Partial<RuntimeOptions> {
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "litsearch-svc-"));
+  const dataDir = options.dataDir ?? makeTempDir("litsearch-svc-");
   const dataRoot = options.dataRoot ?? (await sliceDataRoot());
+  // a data slice the test passes stays for its other services (gone after the file); a data folder is counted
+  const counted = options.dataRoot ? [dataDir] : [dataDir, dataRoot];
+  for (const dir of counted) useDir(dir);
+  try {
+    return await startOn(dataDir, dataRoot, counted, options);
+  } catch (err) {
+    for (const dir of counted) releaseDir(dir, false);
+    throw err;
+  }
+}
+
+async function startOn(
+  dataDir: string,
+  dataRoot: string,
+  counted: string[],
+  options: TestServiceOptions,
+): Promise<TestService> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: dataDir,
@@ -170,10 +232,14 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     runtime,
     dataDir,
     ingestion: background?.run(),
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await background?.cancel();
-      await runtime.close();
+    async close(closing = {}) {
+      try {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await background?.cancel();
+        await runtime.close();
+      } finally {
+        for (const dir of counted) releaseDir(dir, closing.keepData === true);
+      }
     },
   };
 }

@@ -16,6 +16,7 @@ import { DEFAULT_LIMITS, type ProjectableEvent, type StoredEvent } from "../../s
 import { project, type ProjectionReader } from "../../projections/project.js";
 import { foldOrganizationEvents } from "../../src/usecases/operator/reconciliation.js";
 import type { BalanceRow, OrganizationRow } from "../../projections/tables.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 const given = orgSpec();
 // quotas used up (one search a day and a month, made): a tool call is no query, so they must not matter
@@ -130,7 +131,7 @@ describe("ToolCallCharged projection and reconciliation", () => {
   };
 
   it("debits the balance, writes a ledger charge named after the tool, counts money but no query", () => {
-    const changes = project(event, reader);
+    const changes = project(FEATURE_PROJECTORS, event, reader);
     expect(changes.find((c) => c.table === "organizations")?.row).toMatchObject({ version: 4 });
     expect(changes.find((c) => c.table === "balances")?.row).toMatchObject({
       balance_micros: "750",

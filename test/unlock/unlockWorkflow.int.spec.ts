@@ -19,6 +19,7 @@ import { openPostgres } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
 import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
 import { REPO_ROOT } from "../../src/app/config.js";
+import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 const operator: Actor = { kind: "operator", id: "test" };
 
@@ -100,7 +101,7 @@ describe("unlock workflow", () => {
   beforeAll(async () => {
     address = requireComponent("temporalAddress");
     dbUrl = await createPostgresDatabase();
-    db = await openPostgres(dbUrl, 20);
+    db = await openPostgres(dbUrl, FEATURE_PROJECTORS, 20);
     await migrate(db, PROJECTION_READ_MODELS);
     accounts = createAccounts(db);
     const org = await accounts.createOrganization(

@@ -25,6 +25,7 @@ import {
   type PrefetchedRows,
   type PrefetchKeys,
 } from "../../../projections/sqlProjection.js";
+import type { FeatureProjectors } from "../../../projections/project.js";
 import { decide } from "../../domain/orgDecider.js";
 import { keyStateOf, orgStateOf } from "./orgState.js";
 import { orgStream, type CollectionCharge, type StoredEvent } from "../../domain/events.js";
@@ -229,11 +230,12 @@ async function writeDecided(
  */
 async function writeFresh(
   tx: Queryable,
+  projectors: FeatureProjectors,
   batch: ChargeInput[],
   now: Date,
 ): Promise<{ outcomes: Outcome[]; after: Snapshot }> {
   const loaded = await loadBatch(tx, batch, batchKeys(batch, now));
-  const projector = memoryProjector(loaded.prefetched);
+  const projector = memoryProjector(projectors, loaded.prefetched);
   const headRead = loaded.log.pos;
   return writeDecided(tx, loaded, projector, decideBatch(loaded, projector, batch, now), headRead);
 }
@@ -305,7 +307,9 @@ export function createChargeBatcher(db: Db, clock: () => Date, alone: (input: Ch
       }
       if (lost) freshLeft = FRESH_BATCHES_AFTER_CONFLICT;
     } else if (freshLeft > 0) freshLeft--;
-    const fresh = await db.transaction((tx) => writeFresh(tx, batch, now), { advisoryLock: APPEND_LOCK_KEY });
+    const fresh = await db.transaction((tx) => writeFresh(tx, db.projectors, batch, now), {
+      advisoryLock: APPEND_LOCK_KEY,
+    });
     kept = fresh.after;
     return fresh.outcomes;
   }

@@ -132,6 +132,7 @@ export function createOrgCommandRunner(db: Db, clock: () => Date): RunOrgCommand
           // (e.g. the query record a charge pays for)
           await projectInline(
             tx,
+            db.projectors,
             prepared.events,
             "proj_",
             [prepared.insert],
