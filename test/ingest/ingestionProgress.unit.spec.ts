@@ -1,13 +1,15 @@
 // An operator's view of a running ingestion, the pure parts: batches sized so the counts move, the progress with its
 // rate and estimated finish, the CLI's line, the caller's folder and the data root's names, and webhook list's table.
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { batchSizeFor } from "../../src/ingest/pipelineRules.js";
 import { ingestionProgressOf, ingestionProgressText } from "../../src/ingest/progressReport.js";
 import { callerDirOf, dataRootNames } from "../../src/app/cli/localPaths.js";
 import { printList } from "../../src/app/cli/tables.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 const counts = (done: number, read: number, chunks: number) => ({
   documentsRead: read,
@@ -81,7 +83,7 @@ describe("the CLI's files", () => {
   });
 
   it("are named by the data root's path, and one outside it once links are resolved is refused", () => {
-    const base = mkdtempSync(join(tmpdir(), "litsearch-paths-"));
+    const base = tempDir("litsearch-paths-");
     const root = join(base, "data");
     mkdirSync(join(root, "incoming"), { recursive: true });
     writeFileSync(join(root, "incoming", "a.jsonl"), "{}\n");

@@ -1,6 +1,6 @@
 // Vitest globalSetup: starts the real Temporal dev server, PostgreSQL server and OpenSearch node once per run
 // (TEST_COMPONENTS picks which; none for the unit tier alone) and provides their addresses.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
@@ -25,6 +25,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const selection = unitOnly ? "none" : (process.env.TEST_COMPONENTS ?? "");
   const wanted = parseTestComponents(selection);
   project.provide("testComponents", selection);
+
+  // the unit tier alone leaves nothing behind: its files get a temp folder of their own (TMPDIR, inherited by the
+  // workers), and whatever is left in it fails the run, named
+  if (unitOnly) return privateTempFolder();
 
   const cacheDir = cacheDirFrom(process.env);
   const root = mkdtempSync(join(tmpdir(), "litsearch-test-"));
@@ -93,4 +97,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
   console.log(`[test components] started ${timings.length > 0 ? timings.join(", ") : "none"} under ${root}`);
 
   return stopAll;
+}
+
+/** A temp folder for the unit files alone; at the end, the run fails naming what they left there. */
+function privateTempFolder(): () => Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "litsearch-unit-"));
+  process.env.TMPDIR = dir;
+  return async () => {
+    const left = readdirSync(dir);
+    rmSync(dir, { recursive: true, force: true });
+    if (left.length === 0) return;
+    process.exitCode = 1; // an error in a teardown alone does not fail the run
+    throw new Error(
+      `unit tests left ${left.join(", ")} in the temp folder: make folders with test/support/tempDirs.ts, ` +
+        "which removes them after the file",
+    );
+  };
 }

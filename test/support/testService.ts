@@ -29,7 +29,7 @@ import { requireComponent } from "../setup/components.js";
 export const SHARED_DATA = DEFAULT_DATA_ROOT;
 
 /** Set to 1 to keep the data folders this helper makes (a service's PGlite and index, data slices) for debugging. */
-const KEEP_TEST_DATA = process.env.LITSEARCH_KEEP_TEST_DATA === "1";
+const KEEP_TEST_DATA = process.env.KEEP_TEST_DATA === "1";
 
 /**
  * Folders this helper made in the system's temp folder, with the services running on each: a service's data folder
