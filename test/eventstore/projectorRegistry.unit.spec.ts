@@ -17,6 +17,8 @@ function recording(): { features: FeatureProjectors; calls: string[] } {
   return {
     calls,
     features: {
+      accounts: record("accounts"),
+      unlock: record("unlock"),
       keys: record("keys"),
       members: record("members"),
       ingestions: record("ingestions"),
@@ -44,24 +46,39 @@ describe("projection registry", () => {
     project(features, event("IngestionFailed", { ingestionId: "i" }), read);
     project(features, event("SessionEnded", { sessionId: "s" }), read);
     project(features, event("WebhookEndpointDeleted", { endpointId: "w" }), read);
+    project(features, event("CreditsAdded", { orgId: "o" }), read);
+    project(features, event("SearchCharged", { orgId: "o" }), read);
+    project(features, event("ResultsUnlocked", { orgId: "o" }), read);
     expect(calls).toEqual([
       "alerts:AlertPaused",
       "keys:ApiKeyRevoked",
       "ingestions:IngestionFailed",
       "members:SessionEnded",
       "webhooks:WebhookEndpointDeleted",
+      "accounts:CreditsAdded",
+      "accounts:SearchCharged",
+      "unlock:ResultsUnlocked",
     ]);
   });
 
-  it("gives a feature projector none of the money's events", () => {
+  it("hands no projector the events whose state is read from their own stream", () => {
     const { features, calls } = recording();
     const read = memoryReader(memoryTables());
     project(features, event("RetractionsLoaded", {}), read);
+    project(features, event("CollectionDefined", {}), read);
     expect(calls).toEqual([]);
   });
 
   it("installs every feature's own projector from the composition root", () => {
-    expect(Object.keys(FEATURE_PROJECTORS).sort()).toEqual(["alerts", "ingestions", "keys", "members", "webhooks"]);
+    expect(Object.keys(FEATURE_PROJECTORS).sort()).toEqual([
+      "accounts",
+      "alerts",
+      "ingestions",
+      "keys",
+      "members",
+      "unlock",
+      "webhooks",
+    ]);
   });
 
   it("refuses an event no projector knows", () => {
