@@ -13,9 +13,7 @@ import {
 import { DEFAULT_METRIC_BOUNDS, type MetricBoundsTable } from "../journals/bounds.js";
 import type { JournalMetricIndex } from "../journals/metricIndex.js";
 
-export type { CollectionFilterPlan, CollectionFilterProfile } from "./bindToCollection.js";
-export type { JournalMetricExpansion } from "./journalMetricConditions.js";
-export type { FilterWarning } from "./warnings.js";
+export type { CollectionFilterProfile } from "./bindToCollection.js";
 export { FilterError } from "./errors.js";
 
 interface FilterContext {

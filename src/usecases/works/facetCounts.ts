@@ -65,7 +65,7 @@ export interface FacetCounts {
 }
 
 /** A ranked list's row as the query rule reads it. */
-export interface RankedFacetRow extends FacetDocument {
+interface RankedFacetRow extends FacetDocument {
   relevance: number | null;
 }
 
