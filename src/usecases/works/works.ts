@@ -11,7 +11,7 @@ import { exportIds, exportRows } from "./workExports.js";
 import type { WorksDeps } from "./workShapes.js";
 
 export type { GraphEntry, GraphPage, Work } from "./workShapes.js";
-export { groupRows, listedOrder, notFound, unheldEntry } from "./workShapes.js";
+export { groupRows, listedOrder } from "./workShapes.js";
 
 export function createWorks(deps: WorksDeps) {
   const ctx = worksContextOf(deps);
