@@ -35,4 +35,4 @@ export function createAlertActivities(deps: AlertActivityDeps): AlertActivities 
   };
 }
 
-export type { AlertActivities, AlertsAfterIngestionInput };
+export type { AlertActivities };

@@ -5,7 +5,7 @@ import { Rejection } from "../src/domain/rejection.js";
 import { isBusinessAnswer } from "../workflows/shared.js";
 
 /** Whether this code runs as a Temporal activity (not when the in-process driver calls the activity's body). */
-export function inActivity(): boolean {
+function inActivity(): boolean {
   try {
     Context.current();
     return true;

@@ -402,5 +402,3 @@ export function createIngestionActivities(deps: IngestionActivityDeps): Ingestio
       }),
   };
 }
-
-export type { IngestionActivities };

@@ -94,5 +94,3 @@ export function createUnlockActivities(deps: UnlockActivityDeps): UnlockActiviti
     },
   };
 }
-
-export type { UnlockActivities };

@@ -10,7 +10,7 @@ import type { ChunkRecord, SearchEngine } from "../src/retrieval/port.js";
 import { embedAll, embeddingInputOf } from "../src/ingest/pipelineRules.js";
 import type { BackfillBatch, VectorBackfillActivities } from "../workflows/ingestionTypes.js";
 
-export interface VectorBackfillDeps {
+interface VectorBackfillDeps {
   engine: SearchEngine;
   /** the embedder of passages, opened on the first batch */
   passageEmbedder: () => Promise<Embedder>;

@@ -35,4 +35,4 @@ export function createWebhookActivities(deps: WebhookActivityDeps): WebhookActiv
   };
 }
 
-export type { PublishInput, WebhookActivities };
+export type { WebhookActivities };

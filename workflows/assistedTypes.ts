@@ -34,8 +34,7 @@ export interface AssistedInput {
   announce?: boolean;
 }
 
-export type AssistedPhase =
-  "understanding" | "awaiting_clarification" | "searching" | "verifying" | "charging" | "done";
+type AssistedPhase = "understanding" | "awaiting_clarification" | "searching" | "verifying" | "charging" | "done";
 
 /** Read by the workflow query while the run goes on: MCP turns it into progress notifications. */
 export interface AssistedProgress {

@@ -88,8 +88,6 @@ export const CONFIG_VARIABLES = [
 
 type ConfigVariable = (typeof CONFIG_VARIABLES)[number];
 
-export type { DashboardSettings, ToolUpstreamConfig };
-
 export interface Config {
   port: number;
   host: string;
@@ -169,7 +167,7 @@ export interface Config {
 }
 
 /** Webhook deliveries (docs/webhooks.md). */
-export interface WebhookSettings {
+interface WebhookSettings {
   /**
    * the master key every endpoint's signing secret is derived from (WEBHOOK_SECRET_KEY; else generated into the data
    * directory)

@@ -73,7 +73,7 @@ interface TemporalWorker {
  * Slots of the delivery queue per process: its steps are short (an HTTP attempt, a store write), and never wait for a
  * slot the main queue's searches hold.
  */
-export const DELIVERY_SLOTS = 16;
+const DELIVERY_SLOTS = 16;
 
 /** The steps the delivery queue runs: a webhook's attempts and end, an alert run's charge. */
 function deliveryActivities(webhooks?: WebhookActivities, alerts?: AlertActivities) {

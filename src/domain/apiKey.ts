@@ -28,7 +28,7 @@ const KEY_NAME_MAX_LENGTH = 100;
 /**
  * A key's name as kept: trimmed, inner whitespace runs as one space; empty is no name; control characters are refused.
  */
-export function keyName(name: string | null): string | null {
+function keyName(name: string | null): string | null {
   if (name === null) return null;
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   if (/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/.test(name))

@@ -120,8 +120,3 @@ export function authorKeys(authorships: readonly Authorship[]): string[] {
   }
   return [...keys];
 }
-
-/** Whether an authorship is the author looked up: by the OpenAlex id, or by an ORCID the author is known by. */
-export function isAuthorOf(authorship: Authorship, id: string | null, orcids: ReadonlySet<string>): boolean {
-  return (id !== null && authorship.id === id) || (authorship.orcid !== null && orcids.has(authorship.orcid));
-}

@@ -52,7 +52,7 @@ export function queryIdOfCursor(cursor: string): string {
 }
 
 /** A page of an offset list: which list, whose (the work, the author, or the folded name searched for), from where. */
-export interface ListCursor {
+interface ListCursor {
   list: "references" | "cited-by" | "author-works" | "authors";
   /** what the list belongs to, as its key: the work, the author, or the folded name searched for */
   work: string;

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { Worker } from "node:worker_threads";
 
-export interface Row {
+interface Row {
   [column: string]: unknown;
 }
 

@@ -82,7 +82,7 @@ interface EventRow {
   hash: string;
 }
 
-export function rowToEvent(r: EventRow): StoredEvent {
+function rowToEvent(r: EventRow): StoredEvent {
   return {
     position: Number(r.pos),
     streamId: r.stream_id,
@@ -153,7 +153,7 @@ export function appendHeadOf(
   return { v: typeof row?.head_v === "number" ? row.head_v : null, log: logHeadOf(row), used: row?.head_used === true };
 }
 
-export type PreparedAppend =
+type PreparedAppend =
   | { duplicate: true; events: StoredEvent[] }
   | {
       duplicate: false;
@@ -284,7 +284,7 @@ export async function runParts(
 }
 
 /** Reads events in global order from `after` (exclusive), in pages. */
-export async function* readAll(db: Queryable, after = 0, pageSize = 5000): AsyncGenerator<StoredEvent[]> {
+async function* readAll(db: Queryable, after = 0, pageSize = 5000): AsyncGenerator<StoredEvent[]> {
   let from = after;
   for (;;) {
     const rows = await db.query<EventRow>(`${SELECT_EVENT} WHERE position > $1 ORDER BY position LIMIT $2`, [

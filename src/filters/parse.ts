@@ -1,6 +1,5 @@
 // Entry point of the filter language: filter JSON in, one AST per searched collection plus warnings, expansions and
 // echo out.
-import type { FilterNode } from "./ast.js";
 import { bindToCollection, type CollectionFilterPlan, type CollectionFilterProfile } from "./bindToCollection.js";
 import { expandMetricConditions, type JournalMetricExpansion } from "./journalMetricConditions.js";
 import { parseFilterSyntax } from "./syntax.js";
@@ -13,9 +12,7 @@ import {
 import { DEFAULT_METRIC_BOUNDS, type MetricBoundsTable } from "../journals/bounds.js";
 import type { JournalMetricIndex } from "../journals/metricIndex.js";
 
-export type { CollectionFilterPlan, CollectionFilterProfile } from "./bindToCollection.js";
-export type { JournalMetricExpansion } from "./journalMetricConditions.js";
-export type { FilterWarning } from "./warnings.js";
+export type { CollectionFilterProfile } from "./bindToCollection.js";
 export { FilterError } from "./errors.js";
 
 interface FilterContext {
@@ -72,32 +69,5 @@ export function compileFilterForCollections(
     warnings: dedupeWarnings(warnings),
     expansions: metrics.expansions,
     pinnedDois: parsed.pinnedDois,
-  };
-}
-
-interface ParsedFilter {
-  /** the collection's AST; `none` when the collection is left out (see `plan`) */
-  ast: FilterNode;
-  plan: CollectionFilterPlan;
-  applied: unknown;
-  warnings: FilterWarning[];
-  expansions: JournalMetricExpansion[];
-  pinnedDois: string[];
-}
-
-/** The single-collection form of compileFilterForCollections. */
-export function parseFilter(
-  json: unknown,
-  context: FilterContext & { collection: CollectionFilterProfile },
-): ParsedFilter {
-  const compiled = compileFilterForCollections(json, [context.collection], context);
-  const plan = compiled.collections[0];
-  return {
-    ast: plan.outcome === "search" ? plan.ast : { kind: "none" },
-    plan,
-    applied: compiled.applied,
-    warnings: compiled.warnings,
-    expansions: compiled.expansions,
-    pinnedDois: compiled.pinnedDois,
   };
 }

@@ -23,7 +23,7 @@ export function declareRoute<Deps>(route: RouteDeclaration<Deps>): RouteDeclarat
 }
 
 /** The route's path as OpenAPI spells it: `:param` and a wildcard `*param` become `{param}`. */
-export const openApiPath = (path: string): string => path.replace(/[:*](\w+)/g, "{$1}");
+const openApiPath = (path: string): string => path.replace(/[:*](\w+)/g, "{$1}");
 
 /** The OpenAPI operation a declaration describes. */
 export function operationOf<Deps>({ handler: _handler, ...route }: RouteDeclaration<Deps>): Operation {

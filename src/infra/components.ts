@@ -56,7 +56,7 @@ interface ProvisionedComponents {
   chromium: ChromiumComponent;
 }
 
-export class ComponentNotProvisionedError extends Error {
+class ComponentNotProvisionedError extends Error {
   constructor(
     readonly component: ComponentName | "manifest",
     detail: string,

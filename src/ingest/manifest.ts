@@ -6,7 +6,7 @@ import type { IngestionCounts } from "../domain/events.js";
 import type { Db, Queryable } from "../eventstore/db.js";
 import { addCounts, zeroCounts } from "../domain/ingestionCounts.js";
 
-export { addCounts, zeroCounts };
+export { zeroCounts };
 import { chunkId } from "./chunk.js";
 import { fingerprintKey } from "./fingerprint.js";
 import { writeWorks, type WorksChange } from "./works.js";

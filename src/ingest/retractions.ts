@@ -169,18 +169,6 @@ export async function readOpenRetractionsList(path: string): Promise<UpdateList>
   return list;
 }
 
-/**
- * Notices of `retracted: true` records by DOI (lower-case); `identifier.doi` is the retracted article, not the notice.
- */
-async function readOpenRetractionNotices(path: string): Promise<Map<string, RetractionNotice>> {
-  return (await readOpenRetractionsList(path)).retracted;
-}
-
-/** DOIs (lower-case) of `retracted: true` records. */
-export async function readOpenRetractions(path: string): Promise<Set<string>> {
-  return new Set((await readOpenRetractionNotices(path)).keys());
-}
-
 /** "2/2/2015 0:00" (M/D/YYYY) -> "2015-02-02"; null when not such a date. */
 export function retractionWatchDate(value: string | undefined): string | null {
   const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})\b/.exec(value?.trim() ?? "");
@@ -259,19 +247,6 @@ export async function readRetractionWatchList(path: string): Promise<UpdateList>
     );
   }
   return list;
-}
-
-/**
- * Notices of Retraction Watch rows whose retractionnature is "Retraction" (not EoC, correction, reinstatement), by
- * original-paper DOI.
- */
-async function readRetractionWatchNotices(path: string): Promise<Map<string, RetractionNotice>> {
-  return (await readRetractionWatchList(path)).retracted;
-}
-
-/** Original-paper DOIs of Retraction Watch rows whose retractionnature is "Retraction". */
-export async function readRetractionWatch(path: string): Promise<Set<string>> {
-  return new Set((await readRetractionWatchNotices(path)).keys());
 }
 
 /**

@@ -10,7 +10,7 @@ import { loadUpdateLists, type RetractionNotice, type UpdateList } from "./retra
 import { addNotice, type IntegrityNotice, type IntegritySource, type ListsInForce } from "../domain/integrity.js";
 
 /** How stale another process's load may be here: one small indexed read of the stream's version per interval. */
-export const RETRACTIONS_RECHECK_MS = 1000;
+const RETRACTIONS_RECHECK_MS = 1000;
 
 /**
  * Of these DOIs, those some collection that excludes retractions holds now (the engine's answer); a DOI it cannot rule

@@ -108,7 +108,7 @@ export interface AuthorEntry {
 }
 
 /** The keyword an engine indexes for an entry (and its inverse): JSON [name, id, orcid]. */
-export const authorEntryKey = (a: AuthorEntry): string => JSON.stringify([a.name, a.id, a.orcid]);
+const authorEntryKey = (a: AuthorEntry): string => JSON.stringify([a.name, a.id, a.orcid]);
 export function authorEntryOf(key: string): AuthorEntry {
   const [name, id, orcid] = JSON.parse(key) as [string, string | null, string | null];
   return { name, id, orcid };
@@ -140,7 +140,7 @@ export const SAME_PERSON_LINK = "*";
  * id or an ORCID. An engine counting entries (each work once per entry) counts each person once per work unless the
  * counted works hold a link that its resolution makes real; then it leaves the count to the listing.
  */
-export function authorLinks(entries: readonly AuthorEntry[]): string[] {
+function authorLinks(entries: readonly AuthorEntry[]): string[] {
   const ids = entries.flatMap((a) => (a.id !== null ? [a.id] : []));
   const orcids = entries.flatMap((a) => (a.orcid !== null ? [a.orcid] : []));
   if (new Set(ids).size < ids.length || new Set(orcids).size < orcids.length) return [SAME_PERSON_LINK];

@@ -3,8 +3,6 @@
 import { statusOf, type ErrorCode } from "../domain/errorCodes.js";
 import { Rejection } from "../domain/rejection.js";
 
-export type { ErrorCode };
-
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -1,5 +1,6 @@
-// docs/architecture.md's "where a behaviour lives" table points at files that exist: every path it names (its rule,
-// what carries it, its test), and every function or constant it names beside a path in that file.
+// docs/architecture.md's "where a behaviour lives" table has a row for each behaviour a customer or operator sees and
+// points at files that exist: every path it names (its rule, what carries it, its test), and every function or constant
+// it names beside a path in that file.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -38,6 +39,15 @@ describe("where a behaviour lives (docs/architecture.md)", () => {
   it("has a row of four cells for each behaviour", () => {
     expect(rows.length).toBeGreaterThan(20);
     for (const row of rows) expect(row, row[0]).toHaveLength(4);
+  });
+
+  it("has a row for each behaviour a customer or operator sees", () => {
+    const behaviours = rows.map((row) => row[0]!.toLowerCase()).join("\n");
+    const seen = [
+      ...["search modes", "preview", "unlock", "the cache", "assisted", "alert", "webhook", "works", "cursors"],
+      ...["authors", "facets", "vector backfill", "exports", "console", "replay (operators)", "quotas", "sandbox"],
+    ];
+    expect(seen.filter((behaviour) => !behaviours.includes(behaviour))).toEqual([]);
   });
 
   it("names only files that exist", () => {

@@ -4,7 +4,6 @@ import {
   authorKeys,
   authorshipsInOrder,
   foldName,
-  isAuthorOf,
   normalizeOrcid,
   openAlexAuthorId,
   parseAuthorId,
@@ -95,14 +94,5 @@ describe("authorships from an order, and the filter's keys", () => {
         { name: "X again", id: "A1", orcid: null, position: "middle" },
       ]),
     ).toEqual(["A1", "0000-0002-1825-0097"]);
-  });
-
-  it("two people with one name are not the same author", () => {
-    const orcids = new Set(["0000-0002-1825-0097"]);
-    expect(isAuthorOf({ name: "J Smith", id: null, orcid: null, position: "first" }, "A1", orcids)).toBe(false);
-    expect(isAuthorOf({ name: "J Smith", id: "A2", orcid: null, position: "first" }, "A1", orcids)).toBe(false);
-    expect(
-      isAuthorOf({ name: "John Smith", id: null, orcid: "0000-0002-1825-0097", position: "last" }, "A1", orcids),
-    ).toBe(true);
   });
 });

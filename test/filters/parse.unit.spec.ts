@@ -4,12 +4,7 @@ import type { FilterNode } from "../../src/filters/ast.js";
 import { ARTICLE_TYPES } from "../../src/filters/articleTypes.js";
 import { compileToPredicate } from "../../src/filters/compileToPredicate.js";
 import { fieldsInGroup } from "../../src/filters/fields.js";
-import {
-  compileFilterForCollections,
-  FilterError,
-  parseFilter,
-  type CollectionFilterProfile,
-} from "../../src/filters/parse.js";
+import { compileFilterForCollections, FilterError, type CollectionFilterProfile } from "../../src/filters/parse.js";
 import { JournalMetricIndex } from "../../src/journals/metricIndex.js";
 import { journal } from "../journals/syntheticJournals.js";
 
@@ -661,11 +656,6 @@ describe("open_access on an open-access-only collection", () => {
       expect.objectContaining({ code: "open_access_collection_excluded", field: "open_access" }),
     ]);
     expect(compiled.warnings[0].message).toContain('"plos"');
-  });
-  it("parseFilter gives the excluded collection a none AST", () => {
-    const parsed = parseFilter({ open_access: false }, { collection: openAccessOnly, journals });
-    expect(parsed.ast).toEqual({ kind: "none" });
-    expect(parsed.plan.outcome).toBe("skip");
   });
 });
 

@@ -10,7 +10,7 @@ import { medlineCitationToEditorialDocument } from "../../src/ingest/medlineEdit
 import type { MedlineCitation } from "../../src/ingest/medlineReader.js";
 import { medlineCitationToDocument, readMedlineCitations } from "../../src/ingest/medlineReader.js";
 import { readOpenAlexWorks } from "../../src/ingest/openAlexReader.js";
-import { loadRetractedDois, readOpenRetractions, readRetractionWatch } from "../../src/ingest/retractions.js";
+import { loadRetractedDois, readOpenRetractionsList, readRetractionWatchList } from "../../src/ingest/retractions.js";
 import type { SourceDocument } from "../../src/ingest/sourceDocument.js";
 import { readJsonLines } from "../../src/ingest/sourceFiles.js";
 import { whitespaceTokenizer } from "./wordTokenizer.js";
@@ -144,8 +144,10 @@ describe("retraction lists", () => {
   }, 60_000);
 
   it("reads retracted DOIs lower-cased from both lists", async () => {
-    const open = await readOpenRetractions(join(dataRoot, "retractions/open_retractions.retracted.jsonl"));
-    const watch = await readRetractionWatch(join(dataRoot, "retractions/retraction_watch_etl_sampled.csv"));
+    const openList = await readOpenRetractionsList(join(dataRoot, "retractions/open_retractions.retracted.jsonl"));
+    const watchList = await readRetractionWatchList(join(dataRoot, "retractions/retraction_watch_etl_sampled.csv"));
+    const open = new Set(openList.retracted.keys());
+    const watch = new Set(watchList.retracted.keys());
     expect(open.has("10.1002/admt.201600145")).toBe(true);
     expect(watch.has("10.1155/2008/961753")).toBe(true);
     expect(watch.has("unavailable")).toBe(false);

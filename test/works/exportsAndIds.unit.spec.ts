@@ -17,7 +17,7 @@ import {
   type ExportWork,
 } from "../../src/usecases/works/citationExport.js";
 import { joinedAbstract } from "../../src/ingest/sourceDocument.js";
-import { notFound, unheldEntry } from "../../src/usecases/works/works.js";
+import { notFound, unheldEntry } from "../../src/usecases/works/workShapes.js";
 import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
 import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
 import { workOfDocument } from "../../src/ingest/works.js";

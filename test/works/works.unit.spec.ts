@@ -17,7 +17,7 @@ import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
 import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
 import { readJatsDocuments } from "../../src/ingest/jatsReader.js";
 import { workOfDocument } from "../../src/ingest/works.js";
-import { groupRows } from "../../src/usecases/works/works.js";
+import { groupRows } from "../../src/usecases/works/workShapes.js";
 import type { WorkRow } from "../../src/usecases/works/worksReads.js";
 import { exportWorks, exportWorksOfRows, nameParts, type ExportWork } from "../../src/usecases/works/citationExport.js";
 import { rowsWithIntegrity, type WorkRef } from "../../src/usecases/works/integrityRows.js";

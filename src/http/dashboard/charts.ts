@@ -6,7 +6,7 @@ import { html, type Html } from "./html.js";
 /** Colour-blind-safe (Okabe-Ito), in a fixed order so a collection keeps its colour across charts. */
 const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
 
-export interface StackedBars {
+interface StackedBars {
   /** an id unique on the page (aria references) */
   id: string;
   title: string;
@@ -34,7 +34,7 @@ export function niceCeiling(max: number): number {
   return 10 * power;
 }
 
-export const seriesColour = (index: number): string => PALETTE[index % PALETTE.length]!;
+const seriesColour = (index: number): string => PALETTE[index % PALETTE.length]!;
 
 export function stackedBarChart(chart: StackedBars): Html {
   const W = chart.width ?? DEFAULT_WIDTH;

@@ -6,7 +6,7 @@ import { csrfField, layout, notice, tableHead, typed, when, type FormInput, type
 import type { DeliveryView, EndpointView } from "../../usecases/webhooks/webhooks.js";
 import { WEBHOOK_EVENT_TYPES } from "../../domain/webhooks.js";
 
-export interface WebhooksPageOptions {
+interface WebhooksPageOptions {
   /** an owner's forms (register, delete, rotate, threshold); members read */
   canManage: boolean;
   balanceLowThreshold: string | null;

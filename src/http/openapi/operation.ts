@@ -55,7 +55,7 @@ export type Json = Record<string, unknown>;
  * the operator token)
  */
 export type Access = "apiKey" | "operator" | "public" | "dashboardOpen" | "session" | "operatorPage";
-export type Tag =
+type Tag =
   | "search"
   | "works"
   | "authors"

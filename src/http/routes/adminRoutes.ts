@@ -35,7 +35,7 @@ import { DESCRIPTIONS } from "../openapi/descriptions.js";
 export const streamsBody = (ctx: { method: string; path: string }): boolean =>
   ctx.method === "PUT" && ctx.path.startsWith("/admin/v1/uploads/");
 
-export interface AdminRouteDeps {
+interface AdminRouteDeps {
   operations: Operations;
   /** the service's address as its users reach it (invite links); by default the address the request came to */
   publicUrl?: string;

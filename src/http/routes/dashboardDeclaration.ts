@@ -10,7 +10,7 @@ import { declareRoute, type RouteDeclaration } from "../routeDeclaration.js";
 /** A console route: its handler closes over the dashboard's dependencies. */
 export type DashboardRoute = RouteDeclaration<unknown>;
 /** A console route's words: its method, path (the router's spelling) and OpenAPI words. */
-export type DashboardWords = Operation;
+type DashboardWords = Operation;
 
 export const htmlPage = (description: string) => ({
   content: { "text/html": { schema: { type: "string" } } },

@@ -34,7 +34,7 @@ import { queriesPage, queryRowsPage, workPage } from "../dashboard/pages.js";
 import { sendExport } from "./exportResponse.js";
 import type { DashboardHelpers, Member } from "./dashboardAlertRoutes.js";
 
-export interface DashboardQueryDeps {
+interface DashboardQueryDeps {
   consoleData: ConsoleData;
   works: Pick<Works, "exportRows">;
   playground: Playground;

@@ -82,7 +82,7 @@ export interface DashboardRouteDeps {
  * Pages load nothing but the service's own stylesheet and script; no frame may hold them; no URL (an invite's token)
  * leaks as a Referer.
  */
-export const DASHBOARD_CONTENT_SECURITY_POLICY =
+const DASHBOARD_CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action " +
   "'self'; base-uri 'none'; frame-ancestors 'none'";
 

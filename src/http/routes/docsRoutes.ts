@@ -63,7 +63,7 @@ function assets(): Map<string, Asset> {
 }
 
 /** What the docs routes serve: the document, as its JSON text (built once), and the page's files. */
-export interface DocsRouteDeps {
+interface DocsRouteDeps {
   documentJson: string;
   files: Map<string, Asset>;
 }

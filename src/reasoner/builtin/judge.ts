@@ -95,7 +95,7 @@ function shippedModel(model: { kind: string }): JudgeModel {
  */
 export type ChunkVectors = (candidates: readonly Candidate[]) => Promise<Map<string, Float32Array>>;
 
-export interface JudgeDeps {
+interface JudgeDeps {
   embedder: Embedder;
   chunkVectors?: ChunkVectors;
   /** default: DEFAULT_JUDGE_MODEL */

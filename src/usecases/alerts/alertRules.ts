@@ -11,11 +11,11 @@ import type { AlertDefinitionData, AlertPausedReason } from "../../domain/events
 import { meetsMinRelevance } from "../../domain/relevance.js";
 
 export const ALERT_SCHEDULES = ["on_ingest", "daily", "weekly"] as const;
-export type AlertSchedule = (typeof ALERT_SCHEDULES)[number];
+type AlertSchedule = (typeof ALERT_SCHEDULES)[number];
 
 /** Alerts one organization may have at once (paused ones count; deleted ones do not). */
 export const MAX_ALERTS_PER_ORG = 50;
-export const MAX_ALERT_COLLECTIONS = 10;
+const MAX_ALERT_COLLECTIONS = 10;
 export const MAX_ALERT_QUERY_CHARS = 1000;
 /** How many rows a run searches (and a creation seeds the seen-set from): the works a run can find at once. */
 export const ALERT_SEARCH_DEPTH = 200;
@@ -108,12 +108,12 @@ export function worksOf(rows: readonly DocumentRow[]): string[] {
   return [...new Set(rows.map(workOf))];
 }
 
-export interface AlertRow extends DocumentRow, PricedRow {
+interface AlertRow extends DocumentRow, PricedRow {
   id: string;
   relevance: number | null;
 }
 
-export interface RunSelection<T> {
+interface RunSelection<T> {
   /** the rows delivered, best first */
   rows: T[];
   /** the works they belong to: seen from this run on, once delivered */

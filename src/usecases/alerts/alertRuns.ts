@@ -24,7 +24,7 @@ import { workflowActor, type AlertsContext } from "./alertsContext.js";
 import { pauseRetired } from "./alertState.js";
 
 /** The endpoint a run's charge names in the ledger (SearchCharged.endpoint). */
-export const ALERT_RUN_ENDPOINT = "/alerts";
+const ALERT_RUN_ENDPOINT = "/alerts";
 
 /** A run's queryId, derived from its alert and trigger: a trigger sent twice names the same run. Shaped as a UUID. */
 export function runQueryId(alertId: string, trigger: string): string {

@@ -30,7 +30,7 @@ export interface AlertsDeps {
   integrity?: IntegrityOf;
 }
 
-export const ALERT_ID_PATTERN = /^al_[A-Za-z0-9]{24}$/;
+const ALERT_ID_PATTERN = /^al_[A-Za-z0-9]{24}$/;
 const notFound = (id: string) =>
   new Rejection("NOT_FOUND", `no alert ${id} in this organization; GET /api/v1/alerts lists yours`);
 

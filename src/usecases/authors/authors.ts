@@ -16,7 +16,7 @@ import { byFrequency, coAuthorsOf, identityOf, isOwn, peopleOf, type CoAuthor } 
 /** Co-authors an author's answer lists. */
 const CO_AUTHORS_LISTED = 10;
 
-export interface Author {
+interface Author {
   /** the id asked for, canonical: the OpenAlex short id, or the ORCID as 0000-0000-0000-000X */
   id: string;
   name: string;
@@ -39,12 +39,12 @@ interface AuthorSummary {
   worksCount: number;
 }
 
-export interface AuthorsPage {
+interface AuthorsPage {
   data: AuthorSummary[];
   nextCursor: string | null;
 }
 
-export interface AuthorWorksPage {
+interface AuthorWorksPage {
   author: { id: string; name: string };
   items: Work[];
   total: number;

@@ -59,7 +59,7 @@ interface CatalogueDeps {
   takeMinuteSlot(auth: AuthContext): Promise<void>;
 }
 
-export interface JournalRequestInput {
+interface JournalRequestInput {
   title?: string;
   issn?: string;
   note?: string;

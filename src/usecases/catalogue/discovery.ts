@@ -5,7 +5,7 @@ import type { CatalogueIntent } from "./intent.js";
 import type { CollectionInventory, SubjectCount } from "../../domain/inventory.js";
 import { subjectMatchOf, subjectWeight, topicReader } from "./subjectMatch.js";
 
-export interface CatalogueItem {
+interface CatalogueItem {
   kind: "journal" | "collection" | "publisher";
   title: string;
   publisher: string | null;

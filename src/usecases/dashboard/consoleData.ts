@@ -11,8 +11,8 @@ import type { CachedRow } from "../../domain/resultRow.js";
 import { queryOwnerOf, queryRowsOf, recentQueriesOf, type RecentQueryOptions } from "./recentQueries.js";
 import { readDailyUsage, readUsageReport, type UsageRange, type UsageReport } from "./usageReport.js";
 
-export const USAGE_DAYS = 30;
-export const ORGANIZATIONS_PER_PAGE = 25;
+const USAGE_DAYS = 30;
+const ORGANIZATIONS_PER_PAGE = 25;
 
 export interface OverviewData {
   org: Organization;
@@ -54,7 +54,7 @@ export type { RecentQuery } from "./recentQueries.js";
 export type LedgerKeys = ReadonlyMap<string, { prefix: string; name: string | null }>;
 
 /** The last `n` UTC days ending with `now`'s, oldest first. */
-export function lastDays(now: Date, n: number): string[] {
+function lastDays(now: Date, n: number): string[] {
   const out: string[] = [];
   for (let i = n - 1; i >= 0; i -= 1)
     out.push(

@@ -44,7 +44,7 @@ export function projectedDaysLeft(balanceMicros: bigint, dailySpendMicros: reado
   return Number((balanceMicros * BigInt(dailySpendMicros.length)) / spent);
 }
 
-export interface GettingStartedStep {
+interface GettingStartedStep {
   id: "key" | "copy" | "search";
   label: string;
   done: boolean;

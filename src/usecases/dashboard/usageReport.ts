@@ -9,9 +9,9 @@ import { dayPeriod } from "../../domain/queryQuota.js";
 export const USAGE_QUICK_DAYS = [7, 30, 90] as const;
 export const DEFAULT_USAGE_DAYS = 30;
 /** The longest range the page draws: a year and a day (a leap year's whole). */
-export const MAX_USAGE_RANGE_DAYS = 366;
+const MAX_USAGE_RANGE_DAYS = 366;
 /** Tool calls belong to no collection: their spend shows on this line. */
-export const TOOLS_COLLECTION = "(tools)";
+const TOOLS_COLLECTION = "(tools)";
 
 /** First and last UTC day, both inclusive (YYYY-MM-DD). */
 export interface UsageRange {
@@ -26,18 +26,18 @@ export interface UsageRangeInput {
   days?: string;
 }
 
-export type UsageRangeResult = { ok: true; range: UsageRange } | { ok: false; error: string };
+type UsageRangeResult = { ok: true; range: UsageRange } | { ok: false; error: string };
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const MS_PER_DAY = 86_400_000;
 
 /** The day `n` days after `day` (negative: before). */
-export function addDays(day: string, n: number): string {
+function addDays(day: string, n: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + n * MS_PER_DAY).toISOString().slice(0, 10);
 }
 
 /** Every day of the range, oldest first. */
-export function daysOf(range: UsageRange): string[] {
+function daysOf(range: UsageRange): string[] {
   const out: string[] = [];
   for (let d = range.from; d <= range.to; d = addDays(d, 1)) out.push(d);
   return out;
@@ -157,7 +157,7 @@ export function dailyUsage(report: Pick<UsageReport, "lines">) {
 }
 
 /** A day's row of proj_collection_usage: one collection's searches, unlocked rows, tokens and spend. */
-export interface CollectionDayRow {
+interface CollectionDayRow {
   day: string;
   collection: string;
   queries: number;

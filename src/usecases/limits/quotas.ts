@@ -14,8 +14,6 @@ import {
   type QueryUsage,
 } from "../../domain/queryQuota.js";
 
-export { nextUtcMidnight, nextUtcMonth } from "../../domain/queryQuota.js";
-
 export interface QuotaStatus {
   dailyLimit: number;
   dailyUsed: number;

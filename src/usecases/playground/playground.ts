@@ -44,7 +44,7 @@ export interface WorkView {
 }
 
 /** How many references and citing works the work page lists. */
-export const WORK_PAGE_LIST = 25;
+const WORK_PAGE_LIST = 25;
 
 /** A preview's rows with those unlocked under it, as the page shows them. */
 export interface PlaygroundResult {

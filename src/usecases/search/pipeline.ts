@@ -39,7 +39,7 @@ import { MAX_LIST_DEPTH, type PageExclusion } from "./paging.js";
 import { sortRows, type SortOrder } from "./sortOrder.js";
 import { meetsMinRelevance } from "../../domain/relevance.js";
 
-export type { FilterPlan, FilterPlanner } from "../../filters/planner.js";
+export type { FilterPlanner } from "../../filters/planner.js";
 
 export interface SearchDeps {
   catalog: CollectionCatalog;

@@ -13,7 +13,7 @@ import { guarded } from "../limits/quotas.js";
 import type { SearchContext } from "./searchContext.js";
 
 /** The page a cursor asks for, and that page itself when an identical call already made it. */
-export interface Continuation {
+interface Continuation {
   queryId: string;
   exclusion: PageExclusion;
   existing?: QueryRecord;

@@ -25,7 +25,6 @@ export type {
   PreviewOutcome,
   RefetchOutcome,
   SearchOutcome,
-  ServiceDeps,
 } from "./searchContext.js";
 export { remainingCost } from "./searchRecords.js";
 

@@ -14,7 +14,7 @@ import { worksLookupTool } from "./worksLookup.js";
 
 const SHIPPED_PREFIXES = ["retractions", "works", "journals"] as const;
 
-export function shippedTools(deps: {
+function shippedTools(deps: {
   retractions: Pick<LiveRetractions, "notices" | "exclusionFilter">;
   engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
   catalog: CollectionCatalog;

@@ -36,7 +36,7 @@ import { TASK_QUEUE } from "../../../workflows/shared.js";
 import { webhookDeliveryWorkflow } from "../../../workflows/webhookDelivery.js";
 import { webhookWorkflowId, type WebhookDeliveryInput } from "../../../workflows/webhookTypes.js";
 
-export interface WebhookSettings {
+interface WebhookSettings {
   /** the master key endpoint secrets are derived from */
   secretKey: string;
   retrySeconds: number[];

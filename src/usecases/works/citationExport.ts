@@ -304,7 +304,7 @@ export interface ExportExtras {
   mesh: readonly string[];
 }
 
-export const NO_EXPORT_EXTRAS: ExportExtras = { abstract: null, keywords: [], mesh: [] };
+const NO_EXPORT_EXTRAS: ExportExtras = { abstract: null, keywords: [], mesh: [] };
 
 /** A work (GET /works/{id}, the batch) as an export entry. */
 export function exportWorkOf(

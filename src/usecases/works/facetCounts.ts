@@ -5,18 +5,10 @@ import type { Integrity } from "../../domain/integrity.js";
 import type { ChunkMetadata } from "../../retrieval/port.js";
 import { documentOf } from "../../retrieval/rowSelection.js";
 import { meetsMinRelevance } from "../../domain/relevance.js";
-import { authorBuckets, texts, workAuthors, workFacetValues } from "../../retrieval/workFacetValues.js";
+import { authorBuckets, ENGINE_FACETS, texts, workAuthors, workFacetValues } from "../../retrieval/workFacetValues.js";
 
-/** The facets there are, in the order they are documented. */
-export const FACETS = [
-  "publication_year",
-  "journal",
-  "subject",
-  "author",
-  "article_type",
-  "open_access",
-  "integrity",
-] as const;
+/** The facets there are, in the order they are documented: the engines' own, then integrity (counted here). */
+export const FACETS = [...ENGINE_FACETS, "integrity"] as const;
 export type FacetName = (typeof FACETS)[number];
 
 /** Buckets per facet when `limit` is not sent, and the most a request may ask for. */
@@ -65,7 +57,7 @@ export interface FacetCounts {
 }
 
 /** A ranked list's row as the query rule reads it. */
-export interface RankedFacetRow extends FacetDocument {
+interface RankedFacetRow extends FacetDocument {
   relevance: number | null;
 }
 

@@ -5,13 +5,10 @@ import type { DomainEvent, OrgLimits } from "../../domain/events.js";
 import { assertQuotaLeft, type QueryUsage } from "../../domain/queryQuota.js";
 
 /** The command carries what the event records, field for field. */
-export type FacetsCommand = { type: "RecordWorksFacets" } & Extract<
-  DomainEvent,
-  { type: "WorksFacetsCounted" }
->["data"];
+type FacetsCommand = { type: "RecordWorksFacets" } & Extract<DomainEvent, { type: "WorksFacetsCounted" }>["data"];
 
 /** The organization's limits and today's and this month's queries, read when the command is decided. */
-export interface FacetsQuotaState {
+interface FacetsQuotaState {
   limits: OrgLimits;
   usage: QueryUsage;
 }

@@ -27,7 +27,7 @@ const pmidOf = (metadata: Record<string, unknown>): string | null =>
  * The notices the works' own source records carry, by "doi:…" and "pmid:…", from every collection of the engine that
  * holds the work (so a row reads what works/{id} reads): only rows that carry any are read.
  */
-export async function sourceNoticesOf(
+async function sourceNoticesOf(
   db: Queryable,
   engineKind: string,
   works: readonly WorkRef[],

@@ -55,7 +55,7 @@ export interface FacetsAnswer extends FacetCounts {
   synthetic?: true;
 }
 
-export interface WorkFacetsDeps {
+interface WorkFacetsDeps {
   search: SearchDeps;
   db: Db;
   integrity: IntegrityOf;

@@ -10,8 +10,8 @@ import { citedBy, references } from "./workGraph.js";
 import { exportIds, exportRows } from "./workExports.js";
 import type { WorksDeps } from "./workShapes.js";
 
-export type { BatchEntry, GraphEntry, GraphPage, Work, WorksDeps } from "./workShapes.js";
-export { groupRows, listedOrder, notFound, unheldEntry } from "./workShapes.js";
+export type { GraphEntry, GraphPage, Work } from "./workShapes.js";
+export { groupRows, listedOrder } from "./workShapes.js";
 
 export function createWorks(deps: WorksDeps) {
   const ctx = worksContextOf(deps);

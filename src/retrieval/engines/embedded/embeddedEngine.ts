@@ -19,8 +19,6 @@ import {
 import { stageDeletion, upsert } from "./stagedChanges.js";
 import { countSegmentFacets, listSegmentDocuments } from "./workFacetTable.js";
 
-export type { EmbeddedEngineOptions } from "./indexState.js";
-
 export function createEmbeddedEngine(options: EmbeddedEngineOptions): SearchEngine {
   const ctx = createEmbeddedContext(options);
   const segmentOf = async (index: string) => (await requireState(ctx, index)).segment;

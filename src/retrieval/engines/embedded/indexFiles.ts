@@ -14,7 +14,7 @@ import { createVectorMatrix } from "./denseKernel.js";
 import { assembleSegment, type IndexSegment, type StoredChunk } from "./indexSegment.js";
 
 /** 2: row files and a row map (version 1, one chunk and one vector file per generation, is still read) */
-export const INDEX_FORMAT_VERSION = 2;
+const INDEX_FORMAT_VERSION = 2;
 const READABLE_FORMAT_VERSIONS: readonly number[] = [1, 2];
 const MANIFEST = "manifest.json";
 /** a commit rewrites all live rows into one file when the files hold more than this many rows per live chunk... */
@@ -23,7 +23,7 @@ const MAX_ROWS_PER_CHUNK = 1.25;
 const MAX_ROW_FILES = 12;
 
 /** Rows written by one generation: chunk lines and, in the same order, vectors (dims floats each, zero when none). */
-export interface RowFile {
+interface RowFile {
   chunks: string;
   vectors: string;
   count: number;

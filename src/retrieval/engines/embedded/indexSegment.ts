@@ -209,7 +209,7 @@ export function mergeSegment(
 }
 
 /** The parts a segment is built from (in memory after a merge, or read back from disk). */
-export interface SegmentParts {
+interface SegmentParts {
   dims: number;
   chunks: StoredChunk[];
   matrix: VectorMatrix;

@@ -23,7 +23,7 @@ export function coverageOf(segment: IndexSegment): VectorCoverage {
   return { chunks: segment.chunks.length, withVectors: withVectorsOf(segment) };
 }
 
-export function chunkAt(segment: IndexSegment, ordinal: number): ChunkRecord {
+function chunkAt(segment: IndexSegment, ordinal: number): ChunkRecord {
   const stored = segment.chunks[ordinal];
   const record: ChunkRecord = { id: stored.id, text: stored.text, tokens: stored.tokens, metadata: stored.metadata };
   if (segment.hasVector[ordinal]) {

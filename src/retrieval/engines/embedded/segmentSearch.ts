@@ -16,13 +16,13 @@ import { TopCandidates } from "./topCandidates.js";
 /** Whether the chunk at an ordinal passes the request's filter. */
 export type OrdinalFilter = (ordinal: number) => boolean;
 
-export interface SparseMatch {
+interface SparseMatch {
   ordinal: number;
   /** BM25 as OpenSearch computes it (a float) */
   bm25: number;
 }
 
-export interface DenseMatch {
+interface DenseMatch {
   ordinal: number;
   cosine: number;
 }

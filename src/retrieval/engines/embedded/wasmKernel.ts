@@ -93,7 +93,7 @@ export function kernelModuleBytes(exportName: string, params: number, body: numb
 interface WasmModule {
   readonly kind: "compiled wasm module";
 }
-export interface WasmMemory {
+interface WasmMemory {
   readonly buffer: ArrayBuffer;
 }
 interface WebAssemblyApi {

@@ -28,7 +28,7 @@ interface Column {
   ids: Int32Array;
 }
 
-export interface WorkFacetTable {
+interface WorkFacetTable {
   /** ordinals of the segment's first chunks (chunk_index 0), one per document */
   heads: Int32Array;
   /**
@@ -136,7 +136,7 @@ export function countWorkFacets(
  * array and the distinct entries handed over with their counts, which gives the same buckets as every work's entries
  * unless a counted work names one person twice (two entries one ORCID joins to an id): then each work's entries.
  */
-export function authorFacet(table: WorkFacetTable, works: readonly number[]): EngineFacetBucket[] {
+function authorFacet(table: WorkFacetTable, works: readonly number[]): EngineFacetBucket[] {
   const { offsets, ids } = table.columns.author;
   const weight = new Int32Array(table.authorEntries.length);
   for (const w of works) for (let k = offsets[w]!; k < offsets[w + 1]!; k++) weight[ids[k]!]!++;

@@ -58,7 +58,7 @@ ${finish}
 const BINARY_SCORE_SCRIPT = binaryDotScript("return 0.0;", "return 1.0 + sum;");
 
 /** Field that holds a chunk's vector under the given storage. */
-export function vectorField(storage: VectorStorage): string {
+function vectorField(storage: VectorStorage): string {
   return storage === "knn" ? FIELD.vectorKnn : FIELD.vectorBinary;
 }
 

@@ -12,6 +12,22 @@ import { denseCandidates, exactCosine, hitsOf, keptRowsOf, rescored } from "./se
 import { bestByBm25, runSearch, sparseCeiling } from "./searchRetrievers.js";
 import { vectorPresence } from "./vectorPresence.js";
 
+/** k-NN hits fetched whole as candidates with their exact cosines, each hit's chunk kept in `chunks`. */
+function exactDenseCandidates(
+  name: string,
+  info: IndexInfo,
+  vector: Float32Array,
+  hits: Awaited<ReturnType<typeof runSearch>>,
+  chunks: Map<string, ChunkRecord>,
+): RankCandidate[] {
+  return hits.map((hit) => {
+    const id = idOf(hit);
+    const chunk = fromDocument(id, hit._source ?? {});
+    chunks.set(id, chunk);
+    return { id, dense: exactCosine(name, vector, chunk, cosineFromScore(info.vectorStorage, hit._score ?? 0)) };
+  });
+}
+
 /**
  * Dense while the index's vector backfill runs: the nearest chunks with a vector beside the best chunks by BM25 of
  * those without one (fusion.ts: unvectored), every row fetched whole (a partial index is a passing state).
@@ -29,14 +45,7 @@ async function denseDuringBackfill(
     sparseCeiling(ctx, name, req.text, bm25QueryTerms(req.text)),
   ]);
   const chunks = new Map<string, ChunkRecord>();
-  const candidates: RankCandidate[] = [];
-  for (const hit of hits) {
-    const id = idOf(hit);
-    const chunk = fromDocument(id, hit._source ?? {});
-    chunks.set(id, chunk);
-    const estimate = cosineFromScore(info.vectorStorage, hit._score ?? 0);
-    candidates.push({ id, dense: exactCosine(name, req.vector!, chunk, estimate) });
-  }
+  const candidates = exactDenseCandidates(name, info, req.vector!, hits, chunks);
   for (const hit of sparseHits) {
     const id = idOf(hit);
     chunks.set(id, fromDocument(id, hit._source ?? {}));
@@ -71,15 +80,6 @@ export async function searchDense(
   }
   const hits = await runSearch(ctx, name, searchBody(query, req.limit, { _source: true }));
   const chunks = new Map<string, ChunkRecord>();
-  const candidates: RankCandidate[] = [];
-  for (const hit of hits) {
-    const id = idOf(hit);
-    const chunk = fromDocument(id, hit._source ?? {});
-    chunks.set(id, chunk);
-    candidates.push({
-      id,
-      dense: exactCosine(name, vector, chunk, cosineFromScore(info.vectorStorage, hit._score ?? 0)),
-    });
-  }
+  const candidates = exactDenseCandidates(name, info, vector, hits, chunks);
   return hitsOf(name, rankCandidates("dense", candidates, req.limit, 0, alpha), chunks);
 }

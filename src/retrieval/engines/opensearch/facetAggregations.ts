@@ -28,7 +28,7 @@ const SAME_PERSON = "author_same_person";
  * merging ORCID-only entries into their person can lift a person into the top buckets; more (a collection of over
  * 50,000 authors) leaves the author facet to the listed works. Under OpenSearch's default search.max_buckets (65,535).
  */
-export const MAX_AUTHOR_ENTRIES = 50_000;
+const MAX_AUTHOR_ENTRIES = 50_000;
 
 /**
  * The request body. A terms aggregation on one shard is exact (the adapter's indexes have one unless
@@ -94,7 +94,7 @@ async function authorFacetOf(
 }
 
 /** The body counting the works under the filter that carry any of these author links. */
-export function authorLinksBody(filter: FilterNode | undefined, links: string[]): Record<string, unknown> {
+function authorLinksBody(filter: FilterNode | undefined, links: string[]): Record<string, unknown> {
   return {
     size: 0,
     track_total_hits: true,

@@ -39,7 +39,7 @@ export function fetchSettles(
 }
 
 /** A hybrid search's selection for SearchRequest.keep: see fetchKeptRows. */
-export interface KeptRowsSelection<Row extends { id: string; score: number }> {
+interface KeptRowsSelection<Row extends { id: string; score: number }> {
   /** the rows the caller keeps after demoting repeats */
   rows: number;
   /** the most a row's exact score differs from its estimated one */

@@ -23,8 +23,6 @@ import { commit, deleteIndex, ensureIndex, getInventory, ping, putInventory } fr
 import { search } from "./search.js";
 import { chunksLackingVectors } from "./vectorPresence.js";
 
-export type { OpenSearchEngineOptions } from "./engineContext.js";
-
 export function createOpenSearchEngine(options: OpenSearchEngineOptions): SearchEngine & {
   vectorSearchMode(): Promise<VectorSearchMode>;
   /** how this node scores vectors: 'knn' when the k-NN plugin is installed, else the painless fallback */

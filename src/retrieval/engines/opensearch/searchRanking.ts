@@ -49,7 +49,7 @@ export function hitsOf(
 }
 
 /** What a search whose caller keeps fewer rows (SearchRequest.keep) knows of its candidates before fetching them. */
-export interface KeptCandidates {
+interface KeptCandidates {
   /** the candidates that may be in the list, by estimated score */
   byEstimate: readonly RankedCandidate[];
   /** candidate id -> the cosine its dense score stood for */

@@ -10,7 +10,7 @@ export type Call = <T>(
   ignore?: number[],
 ) => Promise<{ body: T; statusCode: number }>;
 
-export interface BulkResponseBody {
+interface BulkResponseBody {
   errors: boolean;
   items: Array<
     Record<string, { _id: string; status: number; result?: string; error?: { type: string; reason: string } }>
@@ -29,7 +29,7 @@ export interface Transport {
  * to the next node, up to this many times; the node that failed is left out until a ping finds it back. Retrying is
  * safe: every write names its document's id.
  */
-export const NODE_RETRIES = 3;
+const NODE_RETRIES = 3;
 
 /**
  * Requests go round the nodes listed; the client never sniffs (asks the cluster for its nodes' published addresses,
