@@ -87,7 +87,7 @@ export function memoryReader(m: MemoryTables): ProjectionReader {
   };
 }
 
-export interface TableDigest {
+interface TableDigest {
   table: ProjectionTable;
   rows: number;
   live: string;
@@ -123,7 +123,7 @@ async function bulkInsert(tx: Queryable, p: TablePrefix, table: ProjectionTable,
 }
 
 /** Digest of a projection table: sha256 over its rows in primary-key order, each as canonical JSON. */
-export async function tableDigest(
+async function tableDigest(
   db: Queryable,
   p: TablePrefix,
   table: ProjectionTable,

@@ -78,7 +78,7 @@ export function normalizeRow<T extends ProjectionTable>(table: T, raw: Record<st
  * Rows of the projection tables read one by one (the command runner's reads); the projector itself uses
  * prefetchedReader.
  */
-export interface ProjectionRowReader {
+interface ProjectionRowReader {
   organization(orgId: string): Promise<OrganizationRow | undefined>;
   balance(orgId: string): Promise<BalanceRow | undefined>;
   apiKey(keyId: string): Promise<ApiKeyRow | undefined>;
@@ -154,7 +154,7 @@ export interface PrefetchKeys {
 }
 
 /** Something an append does: an organization's key acting at a time (ISO) on collections. */
-export interface PrefetchTouch {
+interface PrefetchTouch {
   orgId?: string;
   keyId?: string;
   at: string;
@@ -205,7 +205,7 @@ export function prefetchKeysFor(touches: Iterable<PrefetchTouch>): PrefetchKeys 
 }
 
 /** The rows projecting these events may read (every row an event touches is named by the event). */
-export function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
+function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
   return prefetchKeysFor(
     events.map((e) => {
       const d = e.data as {

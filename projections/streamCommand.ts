@@ -6,7 +6,7 @@ import { retryConflicts } from "../src/eventstore/conflictRetry.js";
 import { projectInline } from "./sqlProjection.js";
 import type { Actor, DomainEvent, StoredEvent } from "../src/domain/events.js";
 
-export interface StreamDecision {
+interface StreamDecision {
   /** the stream's version the decision was made on (0: a new stream); 'any': the stream's one writer needs no check */
   version: number | "any";
   events: DomainEvent[];

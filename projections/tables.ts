@@ -450,7 +450,7 @@ export interface ApiKeyRow {
   /** null: created without a name (or before keys had names) */
   name: string | null;
 }
-export interface UnlockRow {
+interface UnlockRow {
   query_id: string;
   result_id: string;
   org_id: string;
@@ -480,14 +480,14 @@ export interface CollectionUsageRow {
   unlocked_micros: string;
 }
 /** An organization's price for one physical collection; null once the override was removed. */
-export interface PriceOverrideRow {
+interface PriceOverrideRow {
   org_id: string;
   collection: string;
   price_per_1000_micros: string | null;
   position: number;
 }
 
-export interface KeyLastUsedRow {
+interface KeyLastUsedRow {
   key_id: string;
   org_id: string;
   used_at: string;
@@ -587,7 +587,7 @@ export interface WebhookAttemptRow {
   error: string | null;
 }
 
-export interface NotificationSettingsRow {
+interface NotificationSettingsRow {
   org_id: string;
   balance_low_micros: string | null;
 }

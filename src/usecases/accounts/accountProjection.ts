@@ -13,7 +13,7 @@ import {
   usageChanges,
 } from "./moneyProjection.js";
 
-export type AccountEvent = Extract<
+type AccountEvent = Extract<
   ProjectableEvent,
   {
     type:

@@ -4,10 +4,7 @@ import type { ProjectableEvent } from "../../domain/events.js";
 import type { ApiKeyRow } from "../../../projections/tables.js";
 import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
-export type KeyEvent = Extract<
-  ProjectableEvent,
-  { type: "ApiKeyCreated" | "ApiKeyRevoked" | "ApiKeySpendingCapChanged" }
->;
+type KeyEvent = Extract<ProjectableEvent, { type: "ApiKeyCreated" | "ApiKeyRevoked" | "ApiKeySpendingCapChanged" }>;
 
 function requireKey(read: ProjectionReader, keyId: string): ApiKeyRow {
   const key = read.apiKey(keyId);

@@ -4,7 +4,7 @@ import type { ProjectableEvent } from "../../domain/events.js";
 import type { AlertRow } from "../../../projections/tables.js";
 import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
-export type AlertEvent = Extract<
+type AlertEvent = Extract<
   ProjectableEvent,
   { type: "AlertCreated" | "AlertPaused" | "AlertResumed" | "AlertDeleted" | "AlertRunStarted" | "AlertRunEnded" }
 >;

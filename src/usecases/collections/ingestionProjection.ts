@@ -3,7 +3,7 @@
 import type { ProjectableEvent } from "../../domain/events.js";
 import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
-export type IngestionEvent = Extract<
+type IngestionEvent = Extract<
   ProjectableEvent,
   { type: "IngestionStarted" | "IngestionCompleted" | "IngestionFailed" }
 >;

@@ -3,7 +3,7 @@
 import type { ProjectableEvent } from "../../domain/events.js";
 import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
-export type MemberEvent = Extract<
+type MemberEvent = Extract<
   ProjectableEvent,
   { type: "MemberInvited" | "InviteAccepted" | "MemberRemoved" | "InviteCancelled" | "SessionStarted" | "SessionEnded" }
 >;

@@ -5,7 +5,7 @@ import type { ProjectableEvent } from "../../domain/events.js";
 import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 import { bumpOrgVersion, collectionUsageChanges, debit, keyUsed, usageChanges } from "../accounts/moneyProjection.js";
 
-export type UnlockEvent = Extract<ProjectableEvent, { type: "ResultsUnlocked" }>;
+type UnlockEvent = Extract<ProjectableEvent, { type: "ResultsUnlocked" }>;
 
 /** An unlock: money, usage, per-collection rows unlocked, and one unlocks row per result. */
 export function projectUnlock(e: UnlockEvent, read: ProjectionReader): Change[] {

@@ -6,7 +6,7 @@ import { isDelivered } from "../../domain/webhooks.js";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../../projections/tables.js";
 import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
-export type WebhookEvent = Extract<
+type WebhookEvent = Extract<
   ProjectableEvent,
   {
     type:
