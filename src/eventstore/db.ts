@@ -52,9 +52,13 @@ export interface Db extends Queryable {
   readonly relaxed: Queryable;
   /**
    * runs fn in one transaction; rolls back on throw. `advisoryLock`: take this transaction-level lock first (sent with
-   * BEGIN)
+   * BEGIN). `oneSnapshot`: every statement reads the same snapshot (REPEATABLE READ), so reads of the log and of the
+   * projections are one cut while appends go on; PGlite's transactions hold its one connection, so theirs always are.
    */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { advisoryLock?: number }): Promise<T>;
+  transaction<T>(
+    fn: (tx: Queryable) => Promise<T>,
+    options?: { advisoryLock?: number; oneSnapshot?: boolean },
+  ): Promise<T>;
   /** runs a multi-statement script (DDL) */
   exec(sql: string): Promise<void>;
   close(): Promise<void>;
@@ -235,14 +239,18 @@ export async function openPostgres(url: string, projectors: StoreProjectors, max
     projectors,
     query,
     relaxed,
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: { advisoryLock?: number }) {
+    async transaction<T>(
+      fn: (tx: Queryable) => Promise<T>,
+      options?: { advisoryLock?: number; oneSnapshot?: boolean },
+    ) {
       const client = await pool.connect().catch((err: unknown) => {
         throw asOutage(err);
       });
       try {
         const lock = options?.advisoryLock;
+        const begin = options?.oneSnapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN";
         // one round trip for both: a simple-protocol query may hold several statements (the key is an integer we own)
-        await client.query(lock === undefined ? "BEGIN" : `BEGIN; SELECT pg_advisory_xact_lock(${Math.trunc(lock)})`);
+        await client.query(lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${Math.trunc(lock)})`);
         const result = await fn({
           async query<R extends object>(sql: string, params?: unknown[], prepared?: boolean) {
             return (

@@ -65,11 +65,6 @@ export function eventHash(e: Omit<StoredEvent, "hash">): string {
   return createHash("sha256").update(content).digest("hex");
 }
 
-/** Serializes appends across every connection and process sharing the database; call first in a money transaction. */
-export async function lockAppends(tx: Queryable): Promise<void> {
-  await tx.query("SELECT pg_advisory_xact_lock($1)", [APPEND_LOCK_KEY]);
-}
-
 interface EventRow {
   pos: string;
   stream_id: string;
@@ -101,10 +96,6 @@ const SELECT_EVENT =
   `SELECT position::text AS pos, stream_id, stream_version, type, data, metadata, recorded_at, prev_hash, hash ` +
   `FROM events`;
 
-/**
- * Appends events to one stream inside the caller's transaction (which must hold lockAppends).
- * expectedVersion is the stream's current version (0 for a new stream) or 'any'.
- */
 /**
  * Where a stream and the log stand before an append: read by prepareAppend, or by the caller in its own first query.
  */

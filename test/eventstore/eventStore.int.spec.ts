@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/eventstore/db.js";
 import {
-  lockAppends,
+  APPEND_LOCK_KEY,
   prepareAppend,
   runParts,
   StreamVersionConflict,
@@ -54,10 +54,7 @@ describe.each(STORE_KINDS)("event store on %s", (kind) => {
     // raw events of no organization: kept out of the store whose projections the later tests replay
     const db = await freshStore(kind);
     const append = (expected: number) =>
-      db.transaction(async (tx) => {
-        await lockAppends(tx);
-        return appendRaw(tx, "test-stream", expected, "x");
-      });
+      db.transaction((tx) => appendRaw(tx, "test-stream", expected, "x"), { advisoryLock: APPEND_LOCK_KEY });
     await append(0);
     await append(1);
     await expect(append(1)).rejects.toBeInstanceOf(StreamVersionConflict);
@@ -71,10 +68,7 @@ describe.each(STORE_KINDS)("event store on %s", (kind) => {
   it("makes an append with a used idempotency key a no-op returning the original events", async () => {
     const db = await freshStore(kind);
     const run = () =>
-      db.transaction(async (tx) => {
-        await lockAppends(tx);
-        return appendRaw(tx, "idem-stream", "any", "y", "once");
-      });
+      db.transaction((tx) => appendRaw(tx, "idem-stream", "any", "y", "once"), { advisoryLock: APPEND_LOCK_KEY });
     const first = await run();
     const second = await run();
     expect(first.duplicate).toBe(false);

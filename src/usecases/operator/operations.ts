@@ -26,7 +26,7 @@ import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { formatPricePer1000, pricePer1000Micros } from "../../domain/collectionDefinitions.js";
 import {
   organizationIdsInLog,
-  reconcileOrganization,
+  reconcileAtOneCut,
   type OrgReconciliation,
   type ReconciliationPeriod,
 } from "./reconciliation.js";
@@ -440,7 +440,7 @@ function auditOperations(accounts: Accounts, clock: () => Date) {
     async reconcile(orgId: string, from?: string, to?: string): Promise<ReconciliationView> {
       const p = period(from, to);
       await requireOrg(accounts, orgId);
-      return reconciliationView(await reconcileOrganization(accounts.db, orgId, p, clock().toISOString().slice(0, 10)));
+      return reconciliationView(await reconcileAtOneCut(accounts.db, orgId, p, clock().toISOString().slice(0, 10)));
     },
     /** Every organization in the log; ok only when no organization shows a discrepancy. */
     async reconcileAll(
@@ -451,7 +451,7 @@ function auditOperations(accounts: Accounts, clock: () => Date) {
       const today = clock().toISOString().slice(0, 10);
       const organizations: ReconciliationView[] = [];
       for (const orgId of await organizationIdsInLog(accounts.db))
-        organizations.push(reconciliationView(await reconcileOrganization(accounts.db, orgId, p, today)));
+        organizations.push(reconciliationView(await reconcileAtOneCut(accounts.db, orgId, p, today)));
       const discrepancies = organizations.reduce((s, o) => s + o.discrepancies.length, 0);
       return { organizations, discrepancies, ok: discrepancies === 0 };
     },

@@ -1,6 +1,6 @@
 // Reconciliation for finance: per day and collection, what the event log says was charged, credited, refunded and
 // unlocked, checked against the projections (ledger, balances, per-collection usage). Every disagreement is reported.
-import type { Queryable } from "../../eventstore/db.js";
+import type { Db, Queryable } from "../../eventstore/db.js";
 import { readStream } from "../../eventstore/eventStore.js";
 import { orgStream, type StoredEvent } from "../../domain/events.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
@@ -317,7 +317,7 @@ async function checkBalance(
 }
 
 /** Reconciles one organization: events against the ledger, the per-collection usage and the balance. */
-export async function reconcileOrganization(
+async function reconcileOrganization(
   db: Queryable,
   orgId: string,
   period: ReconciliationPeriod,
@@ -353,4 +353,17 @@ export async function organizationIdsInLog(db: Queryable): Promise<string[]> {
     `SELECT DISTINCT data->>'orgId' AS org_id FROM events WHERE type = 'OrganizationCreated' ORDER BY 1`,
   );
   return rows.map((r) => r.org_id);
+}
+
+/**
+ * Reconciles one organization reading its events, ledger, usage and balance in one snapshot: charges that land
+ * meanwhile are in all of them or in none, so live traffic never shows as a discrepancy.
+ */
+export function reconcileAtOneCut(
+  db: Db,
+  orgId: string,
+  period: ReconciliationPeriod,
+  today: string,
+): Promise<OrgReconciliation> {
+  return db.transaction((tx) => reconcileOrganization(tx, orgId, period, today), { oneSnapshot: true });
 }
