@@ -15,8 +15,10 @@
 // measures its service beside this tree's, interleaved on the same machine in one run (this, that, then that, this:
 // --rounds 2), each figure the median of its rounds, and prints each figure's ratio: a noisy machine then still tells
 // a regression from noise, since both trees see the same noise.
+// --cpu-split adds, to each load point, the service's CPU per request by thread (main, libuv threadpool, V8 platform
+// workers, worker_threads, onnxruntime): kernel time per thread, each thread told by its stack (threadCpu.ts, gdb).
 // Usage: npm run bench:speed [-- --duration 10] [--warmup 60] [--queries 200] [--stores pglite,postgres] [--engines
-// embedded,opensearch] [--profile] [--against <commit> [--rounds 2]]
+// embedded,opensearch] [--profile] [--cpu-split] [--against <commit> [--rounds 2]]
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -41,6 +43,7 @@ import {
   type Category,
   type Phase,
 } from "./cpuProfile.js";
+import { splitLine, splitPerRequest, threadCpuMs, threadKinds, type ThreadKind } from "./threadCpu.js";
 import { againstDataRoot, installMissingDependencies } from "./againstDeps.js";
 import { indexMappingVersion, mappingVersionOf, treeCollection, writeTreeIndex } from "./treeIndexes.js";
 import {
@@ -60,12 +63,15 @@ const { values: args } = parseArgs({
     stores: { type: "string", default: "pglite,postgres" },
     engines: { type: "string", default: "embedded,opensearch" },
     profile: { type: "boolean", default: false },
+    "cpu-split": { type: "boolean", default: false },
     against: { type: "string" },
     rounds: { type: "string", default: "2" },
   },
 });
 
 const CONCURRENCY = [1, 16, 64];
+/** --cpu-split: each load point's service CPU per request by thread kind (threadCpu.ts) */
+const CPU_SPLIT = args["cpu-split"];
 /** the concurrency of the untimed warm-up */
 const WARMUP_CONCURRENCY = 16;
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
@@ -86,6 +92,8 @@ interface LoadFigures {
    * samples, time the thread waited for a core while the machine was loaded is not counted.
    */
   cpuMsPerRequest?: { client?: number; service?: number; store?: number; node?: number };
+  /** --cpu-split: the service's CPU milliseconds per request by thread kind (threadCpu.ts) */
+  serviceThreads?: Partial<Record<ThreadKind, number>>;
 }
 
 interface EngineFigures {
@@ -293,8 +301,13 @@ async function measureEngine(
     await settle?.();
   }
   const load: LoadFigures[] = [];
+  // the service's threads told apart once, after the warm-up started them all (the pool, the model's, the workers')
+  // (the node processes: the supervisor's shell has no threads worth telling apart)
+  const servicePids = CPU_SPLIT ? processTree(pid).filter((p) => readProc(p, "comm").trim() === "node") : [];
+  const kinds = CPU_SPLIT ? threadKinds(servicePids) : undefined;
   for (const connections of CONCURRENCY) {
     const from = profileClockMicros();
+    const threadsBefore = kinds ? threadCpuMs(servicePids) : undefined;
     const cpuBefore = {
       service: cpuMsOfTree(pid),
       store: storePid === undefined ? 0 : cpuMsOfTree(storePid),
@@ -324,6 +337,9 @@ async function measureEngine(
           ? {}
           : { node: perRequest(cpuMsOfTree(nodePid) - cpuBefore.node, result.requests.total) }),
       },
+      ...(kinds && threadsBefore
+        ? { serviceThreads: splitPerRequest(threadsBefore, threadCpuMs(servicePids), kinds, result.requests.total) }
+        : {}),
     });
     if (connections === PROFILED_CONCURRENCY) onProfiledWindow?.(from, profileClockMicros(), result.requests.total);
     console.error(`[speed] ${engine}/${store} c=${connections}: ${JSON.stringify(load[load.length - 1])}`);
@@ -733,7 +749,14 @@ function medianLoad(runs: Array<{ load: LoadFigures[] }>): LoadFigures[] {
         median(runs.map((r) => r.load[i]!.cpuMsPerRequest?.[who as keyof LoadFigures["cpuMsPerRequest"]] ?? NaN)),
       ]),
     ),
+    ...(l.serviceThreads ? { serviceThreads: medianSplit(runs.map((r) => r.load[i]!.serviceThreads ?? {})) } : {}),
   }));
+}
+
+/** Each thread kind's CPU per request, the median of the runs' (a kind a run did not see counts 0 there). */
+function medianSplit(splits: Array<Partial<Record<ThreadKind, number>>>): Partial<Record<ThreadKind, number>> {
+  const kinds = new Set(splits.flatMap((s) => Object.keys(s) as ThreadKind[]));
+  return Object.fromEntries([...kinds].map((kind) => [kind, median(splits.map((s) => s[kind] ?? 0))]));
 }
 
 /** A tree whose service is measured: this checkout, or the commit --against names. */
@@ -938,7 +961,8 @@ function loadLine(l: LoadFigures): string {
   return (
     `c=${String(l.connections).padEnd(3)} ${String(l.requestsPerSecond).padStart(7)} req/s  p50 ${l.p50} ms  ` +
     `p95 ${l.p95} ms  p99 ${l.p99} ms  (${l.requests} requests, ${l.non2xx} non-2xx, ${l.errors} errors)` +
-    `${cpu ? `; CPU ms/request: ${cpu}` : ""}`
+    `${cpu ? `; CPU ms/request: ${cpu}` : ""}` +
+    `${l.serviceThreads ? `; service threads: ${splitLine(l.serviceThreads)}` : ""}`
   );
 }
 
