@@ -107,6 +107,11 @@ interface EngineFigures {
   serverRssMB: number;
   /** --profile: CPU milliseconds per request at concurrency 16, by thread and phase */
   profile?: ProfileFigures;
+  /**
+   * --cpu-split: the service's CPU milliseconds per second by thread kind while no request comes (IDLE_SECONDS after
+   * the warm-up): its timers and background reads, which every load point's figure per request also carries
+   */
+  idleCpuMsPerSecond?: Partial<Record<ThreadKind, number>>;
 }
 
 interface ProfileFigures {
@@ -305,6 +310,7 @@ async function measureEngine(
   // (the node processes: the supervisor's shell has no threads worth telling apart)
   const servicePids = CPU_SPLIT ? processTree(pid).filter((p) => readProc(p, "comm").trim() === "node") : [];
   const kinds = CPU_SPLIT ? threadKinds(servicePids) : undefined;
+  const idle = kinds ? await idleSplit(servicePids, kinds) : undefined;
   for (const connections of CONCURRENCY) {
     const from = profileClockMicros();
     const threadsBefore = kinds ? threadCpuMs(servicePids) : undefined;
@@ -351,7 +357,18 @@ async function measureEngine(
     coldP95: round1(percentile(cold, 95)),
     load,
     serverRssMB: rssOfTree(pid),
+    ...(idle ? { idleCpuMsPerSecond: idle } : {}),
   };
+}
+
+/** --cpu-split: seconds the service is left without requests to read its background CPU */
+const IDLE_SECONDS = 5;
+
+/** The service's CPU ms per second by thread kind over IDLE_SECONDS without a request. */
+async function idleSplit(pids: number[], kinds: Map<string, ThreadKind>): Promise<Partial<Record<ThreadKind, number>>> {
+  const before = threadCpuMs(pids);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+  return splitPerRequest(before, threadCpuMs(pids), kinds, IDLE_SECONDS);
 }
 
 /**
@@ -819,6 +836,9 @@ function medianFigures(runs: EngineFigures[]): EngineFigures {
     coldP95: median(runs.map((r) => r.coldP95)),
     serverRssMB: median(runs.map((r) => r.serverRssMB)),
     load: medianLoad(runs),
+    ...(first!.idleCpuMsPerSecond
+      ? { idleCpuMsPerSecond: medianSplit(runs.map((r) => r.idleCpuMsPerSecond ?? {})) }
+      : {}),
   };
 }
 
@@ -894,6 +914,7 @@ async function main(): Promise<void> {
       `${label} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms; server RSS ${e.serverRssMB} MB`,
     );
     for (const l of e.load) console.log(`${label} ${loadLine(l)}`);
+    if (e.idleCpuMsPerSecond) console.log(`${label} idle: CPU ms/s ${splitLine(e.idleCpuMsPerSecond)}`);
   }
   if (floor) {
     const label = `floor (${floor.mode})`.padEnd(20);
@@ -911,6 +932,7 @@ async function main(): Promise<void> {
       const label = `${e.engine}/${e.store} then`.padEnd(20);
       console.log(`${label} cold (query embedded) p50 ${e.coldP50} ms p95 ${e.coldP95} ms`);
       for (const l of e.load) console.log(`${label} ${loadLine(l)}`);
+      if (e.idleCpuMsPerSecond) console.log(`${label} idle: CPU ms/s ${splitLine(e.idleCpuMsPerSecond)}`);
     }
     for (const r of ratiosAgainst(services, against.results))
       console.log(
