@@ -14,7 +14,7 @@ import { readComponent } from "../src/infra/components.js";
 import { cacheDirFrom, DEFAULT_COLLECTIONS_CONFIG } from "../src/app/config.js";
 import { openPglite, openPostgres, type Db } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
+import { PROJECTION_READ_MODELS } from "../src/app/projectors.js";
 import { eventHash, GENESIS_HASH } from "../src/eventstore/eventStore.js";
 import { createAccounts, type Accounts } from "../src/usecases/accounts/accounts.js";
 import { replayProjections, promoteReplay, type ReplayReport } from "../projections/replay.js";

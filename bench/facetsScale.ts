@@ -23,7 +23,7 @@ import type { CollectionCatalog, PlainCollection } from "../src/domain/collectio
 import type { Authorship } from "../src/domain/authors.js";
 import { openPglite } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
+import { PROJECTION_READ_MODELS } from "../src/app/projectors.js";
 import { readComponent } from "../src/infra/components.js";
 import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
 import { manifestKey } from "../src/ingest/manifest.js";

@@ -13,6 +13,7 @@
 // projector rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
 import type { ProjectableEvent } from "../src/domain/events.js";
 import type { Change, ProjectionReader } from "./projectionReader.js";
+import type { ProjectionTables } from "./tables.js";
 
 export type { Change, ProjectionReader } from "./projectionReader.js";
 
@@ -20,7 +21,7 @@ type EventsOf<T extends ProjectableEvent["type"]> = Extract<ProjectableEvent, { 
 type FeatureProjector<T extends ProjectableEvent["type"]> = (e: EventsOf<T>, read: ProjectionReader) => Change[];
 
 /** The features' own projectors, by the events each one takes (every event has one home: project's switch). */
-export interface FeatureProjectors {
+interface FeatureProjectors {
   accounts: FeatureProjector<
     | "OrganizationCreated"
     | "CreditsAdded"
@@ -58,10 +59,15 @@ export interface FeatureProjectors {
   >;
 }
 
-// The store carries the projectors it was opened with as this type (src/eventstore/db.ts's StoreProjectors).
+/** What a store is opened with: the features' projectors and every table they write (src/app/projectors.ts). */
+export interface FeatureProjection extends FeatureProjectors {
+  tables: ProjectionTables;
+}
+
+// The store carries what it was opened with as this type (src/eventstore/db.ts's StoreProjectors).
 declare module "../src/eventstore/db.js" {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface StoreProjectors extends FeatureProjectors {}
+  interface StoreProjectors extends FeatureProjection {}
 }
 
 /** What one event changes, through the feature projectors given (a store's: Db.projectors). */
