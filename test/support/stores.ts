@@ -3,9 +3,8 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { openPglite, openPostgres, type Db } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../../src/app/projectors.js";
+import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../../src/app/projectors.js";
 import { requireComponent } from "../setup/components.js";
-import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 import type { FeatureProjection } from "../../projections/project.js";
 
 export type StoreKind = "pglite" | "postgres";
