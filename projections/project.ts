@@ -4,9 +4,10 @@
 // (src/usecases/accounts/accountProjection.ts, with the money helpers of moneyProjection.ts), unlocks
 // (src/usecases/unlock/unlockProjection.ts), keys (src/usecases/accounts/keyProjection.ts), members, invites and
 // sessions (src/usecases/members/memberProjection.ts), ingestions (src/usecases/collections/ingestionProjection.ts),
-// webhooks (src/usecases/webhooks/webhookProjection.ts) and alerts (src/usecases/alerts/alertProjection.ts). This
-// registry knows them only by the events each one takes (FeatureProjectors): the event store is opened with them
-// (src/app/projectors.ts lists them for the composition root, benchmarks and tests), and the inline projector and
+// webhooks (src/usecases/webhooks/webhookProjection.ts) and alerts (src/usecases/alerts/alertProjection.ts), each with
+// the tables it writes beside it (*Tables.ts, declared into tables.ts's RowOf). This registry knows them only by the
+// events each one takes (FeatureProjectors): the event store is opened with them and their tables (FeatureProjection;
+// src/app/projectors.ts lists both for the composition root, benchmarks and tests), and the inline projector and
 // replay run the store's (Db.projectors). What they read and return: projectionReader.ts.
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
 // Handlers update the rows their reader hands out in place and return them as the changes: both readers give the

@@ -1,4 +1,5 @@
-// Reads and writes projection rows in SQL under a table prefix; the inline projector of money-moving appends.
+// Reads and writes projection rows in SQL under a table prefix, over the tables the features declare (a store's:
+// Db.projectors.tables); the inline projector of money-moving appends.
 import type { Queryable } from "../src/eventstore/db.js";
 import { runParts, type SqlPart } from "../src/eventstore/eventStore.js";
 import type { StoredEvent } from "../src/domain/events.js";
