@@ -14,7 +14,7 @@ import { readComponent } from "../src/infra/components.js";
 import { cacheDirFrom, DEFAULT_COLLECTIONS_CONFIG } from "../src/app/config.js";
 import { openPglite, openPostgres, type Db } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
+import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../src/app/projectors.js";
 import { eventHash, GENESIS_HASH } from "../src/eventstore/eventStore.js";
 import { createAccounts, type Accounts } from "../src/usecases/accounts/accounts.js";
 import { replayProjections, promoteReplay, type ReplayReport } from "../projections/replay.js";
@@ -35,7 +35,6 @@ import { PAYLOAD_VERSION, saveQueryRecord } from "../src/usecases/search/queryCa
 import type { CachedRow } from "../src/domain/resultRow.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
 import type { Embedder } from "../src/embedding/port.js";
-import { FEATURE_PROJECTORS } from "../src/app/projectors.js";
 
 const { values: args } = parseArgs({
   options: {

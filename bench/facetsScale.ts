@@ -23,7 +23,7 @@ import type { CollectionCatalog, PlainCollection } from "../src/domain/collectio
 import type { Authorship } from "../src/domain/authors.js";
 import { openPglite } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
+import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../src/app/projectors.js";
 import { readComponent } from "../src/infra/components.js";
 import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
 import { manifestKey } from "../src/ingest/manifest.js";
@@ -39,7 +39,6 @@ import { createWorkFacets, type FacetsRequest } from "../src/usecases/works/work
 import { countFacets, FACET_FIELDS } from "../src/usecases/works/facetCounts.js";
 import { ExactTopTen, indexGenerated, loadScaleSource, SCALE_INDEX } from "./scaleBench.js";
 import { benchConfig, BENCH_DIR } from "./scifactBench.js";
-import { FEATURE_PROJECTORS } from "../src/app/projectors.js";
 
 const { values: args } = parseArgs({
   options: {

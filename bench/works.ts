@@ -16,7 +16,7 @@ import { loadConfig } from "../src/app/config.js";
 import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { openPglite } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../projections/readModels.js";
+import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../src/app/projectors.js";
 import { readCollectionDocuments } from "../src/ingest/readCollection.js";
 import { manifestKey } from "../src/ingest/manifest.js";
 import { replaceWorks, workOfDocument, type StoredWork } from "../src/ingest/works.js";
@@ -30,7 +30,6 @@ import { openEmbedder } from "../src/app/composition.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { benchConfig, ingestBenchCollection } from "./scifactBench.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
-import { FEATURE_PROJECTORS } from "../src/app/projectors.js";
 
 const { values: args } = parseArgs({
   options: {

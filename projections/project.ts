@@ -4,15 +4,17 @@
 // (src/usecases/accounts/accountProjection.ts, with the money helpers of moneyProjection.ts), unlocks
 // (src/usecases/unlock/unlockProjection.ts), keys (src/usecases/accounts/keyProjection.ts), members, invites and
 // sessions (src/usecases/members/memberProjection.ts), ingestions (src/usecases/collections/ingestionProjection.ts),
-// webhooks (src/usecases/webhooks/webhookProjection.ts) and alerts (src/usecases/alerts/alertProjection.ts). This
-// registry knows them only by the events each one takes (FeatureProjectors): the event store is opened with them
-// (src/app/projectors.ts lists them for the composition root, benchmarks and tests), and the inline projector and
+// webhooks (src/usecases/webhooks/webhookProjection.ts) and alerts (src/usecases/alerts/alertProjection.ts), each with
+// the tables it writes beside it (*Tables.ts, declared into tables.ts's RowOf). This registry knows them only by the
+// events each one takes (FeatureProjectors): the event store is opened with them and their tables (FeatureProjection;
+// src/app/projectors.ts lists both for the composition root, benchmarks and tests), and the inline projector and
 // replay run the store's (Db.projectors). What they read and return: projectionReader.ts.
 // The same function feeds the inline projector (SQL, in the append transaction) and replay (memory, then bulk).
 // Handlers update the rows their reader hands out in place and return them as the changes: both readers give the
 // projector rows it owns, and replay folds millions of events, where a copy per change is most of the cost.
 import type { ProjectableEvent } from "../src/domain/events.js";
 import type { Change, ProjectionReader } from "./projectionReader.js";
+import type { ProjectionTables } from "./tables.js";
 
 export type { Change, ProjectionReader } from "./projectionReader.js";
 
@@ -20,7 +22,7 @@ type EventsOf<T extends ProjectableEvent["type"]> = Extract<ProjectableEvent, { 
 type FeatureProjector<T extends ProjectableEvent["type"]> = (e: EventsOf<T>, read: ProjectionReader) => Change[];
 
 /** The features' own projectors, by the events each one takes (every event has one home: project's switch). */
-export interface FeatureProjectors {
+interface FeatureProjectors {
   accounts: FeatureProjector<
     | "OrganizationCreated"
     | "CreditsAdded"
@@ -58,10 +60,15 @@ export interface FeatureProjectors {
   >;
 }
 
-// The store carries the projectors it was opened with as this type (src/eventstore/db.ts's StoreProjectors).
+/** What a store is opened with: the features' projectors and every table they write (src/app/projectors.ts). */
+export interface FeatureProjection extends FeatureProjectors {
+  tables: ProjectionTables;
+}
+
+// The store carries what it was opened with as this type (src/eventstore/db.ts's StoreProjectors).
 declare module "../src/eventstore/db.js" {
   // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface StoreProjectors extends FeatureProjectors {}
+  interface StoreProjectors extends FeatureProjection {}
 }
 
 /** What one event changes, through the feature projectors given (a store's: Db.projectors). */

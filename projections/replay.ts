@@ -6,14 +6,14 @@ import { project, type ProjectionReader } from "./project.js";
 import type { ProjectableEvent } from "../src/domain/events.js";
 import { selectList } from "./sqlProjection.js";
 import {
-  COLUMNS,
-  COLUMN_TYPES,
-  PRIMARY_KEYS,
-  PROJECTION_TABLES,
+  columnsOf,
   scratchProjectionDdl,
+  tableList,
   type ProjectionTable,
+  type ProjectionTables,
   type RowOf,
   type TablePrefix,
+  type TableSpec,
 } from "./tables.js";
 import { Rejection } from "../src/domain/rejection.js";
 
@@ -22,8 +22,8 @@ import { Rejection } from "../src/domain/rejection.js";
  */
 export type MemoryTables = { [T in ProjectionTable]: Map<string, RowOf[T]> };
 
-export const memoryTables = (): MemoryTables =>
-  Object.fromEntries(PROJECTION_TABLES.map((t) => [t, new Map()])) as MemoryTables;
+export const memoryTables = (tables: ProjectionTables): MemoryTables =>
+  Object.fromEntries(tableList(tables).map((t) => [t.name, new Map()])) as MemoryTables;
 
 /** The in-memory key of a row: its primary-key values joined (hot in replay, so spelled out per table). */
 export function pkOf(table: ProjectionTable, row: object): string {
@@ -109,28 +109,26 @@ export interface ReplayReport {
  * Writes rows into a fresh table: 50,000 rows per statement sent as one JSON document that the server turns into rows
  * (json_to_recordset), so neither side formats or parses parameters row by row.
  */
-async function bulkInsert(tx: Queryable, p: TablePrefix, table: ProjectionTable, rows: object[]): Promise<void> {
-  const cols = COLUMNS[table];
+async function bulkInsert(tx: Queryable, p: TablePrefix, spec: TableSpec, rows: object[]): Promise<void> {
+  const { name: table, columns } = spec;
+  const cols = columnsOf(spec);
   const batch = 50_000;
   for (let i = 0; i < rows.length; i += batch) {
     const slice = rows.slice(i, i + batch);
     await tx.query(
       `INSERT INTO ${p}${table} (${cols.join(", ")}) SELECT ${cols.join(", ")} FROM ` +
-        `json_to_recordset($1::json) AS r(${cols.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(", ")})`,
+        `json_to_recordset($1::json) AS r(${cols.map((c) => `${c} ${columns[c]}`).join(", ")})`,
       [JSON.stringify(slice)],
     );
   }
 }
 
 /** Digest of a projection table: sha256 over its rows in primary-key order, each as canonical JSON. */
-async function tableDigest(
-  db: Queryable,
-  p: TablePrefix,
-  table: ProjectionTable,
-): Promise<{ rows: number; digest: string }> {
+async function tableDigest(db: Queryable, p: TablePrefix, spec: TableSpec): Promise<{ rows: number; digest: string }> {
+  const table = spec.name;
   const rows = await db.query(
-    `SELECT ${selectList(table)} FROM ${p}${table} ORDER BY ` +
-      `${PRIMARY_KEYS[table].map((c) => `${p}${table}.${c}`).join(", ")}`,
+    `SELECT ${selectList(spec)} FROM ${p}${table} ORDER BY ` +
+      `${spec.primaryKey.map((c) => `${p}${table}.${c}`).join(", ")}`,
   );
   const h = createHash("sha256");
   for (const r of rows) h.update(canonicalJson(r)).update("\n");
@@ -187,8 +185,9 @@ export function replayProjections(db: Db): Promise<ReplayReport> {
 
 async function rebuild(db: Db): Promise<ReplayReport> {
   const started = performance.now();
-  await db.exec(scratchProjectionDdl());
-  const mem = memoryTables();
+  const { tables } = db.projectors;
+  await db.exec(scratchProjectionDdl(tables));
+  const mem = memoryTables(tables);
   const reader = memoryReader(mem);
   const pending = new Map<ProjectionTable, object[]>([...APPEND_ONLY].map((t) => [t, []]));
   let writing: Promise<void> = Promise.resolve();
@@ -197,7 +196,7 @@ async function rebuild(db: Db): Promise<ReplayReport> {
     if (rows.length === 0) return;
     pending.set(table, []);
     // one write at a time, in order; an error surfaces at the final await
-    writing = writing.then(() => bulkInsert(db, "replay_", table, rows));
+    writing = writing.then(() => bulkInsert(db, "replay_", tables[table], rows));
     // handled at the final await; this keeps a failure from counting as unhandled meanwhile
     writing.catch(() => undefined);
   };
@@ -228,17 +227,19 @@ async function rebuild(db: Db): Promise<ReplayReport> {
   // cut, so appends that land during a replay cannot show as a divergence. An append writes its events and their
   // projection rows in one statement or transaction, so any snapshot holds both or neither; a lock would not do, as
   // a charge batch written on its known head takes no lock (a moved head fails it on the events' key instead)
-  const tables = await db.transaction(
+  const compared = await db.transaction(
     async (tx) => {
       for await (const page of readAllForReplay(tx, 20_000, lastPosition)) fold(page);
-      for (const t of PROJECTION_TABLES)
-        await bulkInsert(tx, "replay_", t, APPEND_ONLY.has(t) ? pending.get(t)! : [...mem[t].values()]);
+      for (const spec of tableList(tables)) {
+        const t = spec.name;
+        await bulkInsert(tx, "replay_", spec, APPEND_ONLY.has(t) ? pending.get(t)! : [...mem[t].values()]);
+      }
       const digests: TableDigest[] = [];
-      for (const t of PROJECTION_TABLES) {
-        const live = await tableDigest(tx, "proj_", t);
-        const rebuilt = await tableDigest(tx, "replay_", t);
+      for (const spec of tableList(tables)) {
+        const live = await tableDigest(tx, "proj_", spec);
+        const rebuilt = await tableDigest(tx, "replay_", spec);
         digests.push({
-          table: t,
+          table: spec.name,
           rows: rebuilt.rows,
           live: live.digest,
           rebuilt: rebuilt.digest,
@@ -260,8 +261,8 @@ async function rebuild(db: Db): Promise<ReplayReport> {
     seconds,
     eventsPerSecond: seconds > 0 ? Math.round(events / seconds) : events,
     phases,
-    tables,
-    equal: tables.every((t) => t.equal),
+    tables: compared,
+    equal: compared.every((t) => t.equal),
   };
 }
 
@@ -272,10 +273,11 @@ async function rebuild(db: Db): Promise<ReplayReport> {
 export function promoteReplay(db: Db): Promise<void> {
   return exclusively(db, () =>
     db.transaction(async (tx) => {
-      for (const t of PROJECTION_TABLES) {
+      for (const spec of tableList(db.projectors.tables)) {
+        const t = spec.name;
         await tx.query(`DELETE FROM proj_${t}`);
         // explicit columns: a live table that gained columns by ALTER has them in another order
-        const cols = COLUMNS[t].join(", ");
+        const cols = columnsOf(spec).join(", ");
         await tx.query(`INSERT INTO proj_${t} (${cols}) SELECT ${cols} FROM replay_${t}`);
       }
     }),

@@ -1,76 +1,39 @@
-// Reads and writes projection rows in SQL under a table prefix; the inline projector of money-moving appends.
+// Reads and writes projection rows in SQL under a table prefix, over the tables the features declare (a store's:
+// Db.projectors.tables); the inline projector of money-moving appends.
 import type { Queryable } from "../src/eventstore/db.js";
 import { runParts, type SqlPart } from "../src/eventstore/eventStore.js";
 import type { StoredEvent } from "../src/domain/events.js";
-import { project, type Change, type FeatureProjectors, type ProjectionReader } from "./project.js";
+import { project, type Change, type FeatureProjection, type ProjectionReader } from "./project.js";
 import {
-  COLUMNS,
-  type AlertRow,
-  type AlertRunRow,
-  COLUMN_TYPES,
-  PRIMARY_KEYS,
-  TIME_COLUMNS,
-  type ApiKeyRow,
-  type BalanceRow,
-  type CollectionUsageRow,
-  type InviteRow,
-  type MemberRow,
-  type OrganizationRow,
+  columnsOf,
   type ProjectionTable,
+  type ProjectionTables,
   type RowOf,
-  type SessionRow,
-  type IngestionRow,
+  type TableSpec,
   type TablePrefix,
-  type WebhookDeliveryRow,
-  type WebhookEndpointRow,
-  type UsageRow,
 } from "./tables.js";
 import { dayPeriod, monthPeriod } from "../src/domain/queryQuota.js";
 
-/** bigint columns are selected as text so money never passes through a JS number */
-const BIGINT_COLUMNS = new Set([
-  "balance_micros",
-  "credited_micros",
-  "charged_micros",
-  "refunded_micros",
-  "amount_micros",
-  "balance_after_micros",
-  "spending_cap_micros",
-  "spent_micros",
-  "tokens",
-  "position",
-  "unlocked_micros",
-  "price_per_1000_micros",
-  "balance_low_micros",
-  "cost_micros",
-]);
-/** every jsonb column: sent as JSON text (pg would send a JavaScript array as a PostgreSQL array) */
-const JSON_COLUMNS = new Set(
-  Object.entries(COLUMN_TYPES).flatMap(([column, type]) => (type === "jsonb" ? [column] : [])),
-);
-
-export function selectList(table: ProjectionTable): string {
-  return COLUMNS[table]
-    .map((c) =>
-      BIGINT_COLUMNS.has(c)
+/**
+ * A table's columns as selected: bigint as text, so money never passes through a JS number; timestamptz as ISO text
+ * in UTC with milliseconds, like the ledger's time.
+ */
+export function selectList(spec: TableSpec): string {
+  return Object.entries(spec.columns)
+    .map(([c, type]) =>
+      type === "bigint"
         ? `${c}::text AS ${c}`
-        : TIME_COLUMNS.has(c)
+        : type === "timestamptz"
           ? `to_char(${c} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${c}`
           : c,
     )
     .join(", ");
 }
 
-export function normalizeRow<T extends ProjectionTable>(table: T, raw: Record<string, unknown>): RowOf[T] {
+/** A selected row as the projection holds it: a log position (bigint) as a number. */
+export function normalizeRow<T extends ProjectionTable>(spec: TableSpec<T>, raw: Record<string, unknown>): RowOf[T] {
   const row: Record<string, unknown> = { ...raw };
-  if (
-    table === "ledger" ||
-    table === "unlocks" ||
-    table === "price_overrides" ||
-    table === "key_last_used" ||
-    table === "webhook_attempts"
-  )
-    row.position = Number(row.position);
+  if (spec.columns.position === "bigint") row.position = Number(row.position);
   return row as unknown as RowOf[T];
 }
 
@@ -78,26 +41,15 @@ export function normalizeRow<T extends ProjectionTable>(table: T, raw: Record<st
  * Rows of the projection tables read one by one (the command runner's reads); the projector itself uses
  * prefetchedReader.
  */
-interface ProjectionRowReader {
-  organization(orgId: string): Promise<OrganizationRow | undefined>;
-  balance(orgId: string): Promise<BalanceRow | undefined>;
-  apiKey(keyId: string): Promise<ApiKeyRow | undefined>;
-  usage(orgId: string, period: string): Promise<UsageRow | undefined>;
-  collectionUsage(orgId: string, day: string, collection: string): Promise<CollectionUsageRow | undefined>;
-  invite(inviteId: string): Promise<InviteRow | undefined>;
-  member(memberId: string): Promise<MemberRow | undefined>;
-  session(sessionId: string): Promise<SessionRow | undefined>;
-  ingestion(ingestionId: string): Promise<IngestionRow | undefined>;
-  webhookEndpoint(endpointId: string): Promise<WebhookEndpointRow | undefined>;
-  webhookDelivery(messageId: string, endpointId: string): Promise<WebhookDeliveryRow | undefined>;
-  alert(alertId: string): Promise<AlertRow | undefined>;
-  alertRun(queryId: string): Promise<AlertRunRow | undefined>;
-}
+type ProjectionRowReader = {
+  [R in keyof ProjectionReader]: (...key: Parameters<ProjectionReader[R]>) => Promise<ReturnType<ProjectionReader[R]>>;
+};
 
-export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
+export function sqlReader(tx: Queryable, tables: ProjectionTables, p: TablePrefix): ProjectionRowReader {
   const one = async <T extends ProjectionTable>(table: T, where: string, params: unknown[]) => {
-    const rows = await tx.query(`SELECT ${selectList(table)} FROM ${p}${table} WHERE ${where}`, params);
-    return rows[0] ? normalizeRow(table, rows[0]) : undefined;
+    const spec: TableSpec<T> = tables[table];
+    const rows = await tx.query(`SELECT ${selectList(spec)} FROM ${p}${table} WHERE ${where}`, params);
+    return rows[0] ? normalizeRow(spec, rows[0]) : undefined;
   };
   return {
     organization: (orgId) => one("organizations", "org_id = $1", [orgId]),
@@ -118,19 +70,18 @@ export function sqlReader(tx: Queryable, p: TablePrefix): ProjectionRowReader {
   };
 }
 
-function sqlValue(column: string, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  if (JSON_COLUMNS.has(column)) return JSON.stringify(value);
-  return value;
-}
-
-function rowParams(table: ProjectionTable, row: object): unknown[] {
+/** A row's values in column order; every jsonb column as JSON text (pg would send an array as a PostgreSQL array). */
+function rowParams(spec: TableSpec, row: object): unknown[] {
   const r = row as Record<string, unknown>;
-  return COLUMNS[table].map((c) => sqlValue(c, r[c]));
+  return Object.entries(spec.columns).map(([c, type]) => {
+    const value = r[c];
+    if (value === null || value === undefined) return null;
+    return type === "jsonb" ? JSON.stringify(value) : value;
+  });
 }
 
-const pkOf = (table: ProjectionTable, row: object) =>
-  `${table}\u0000${PRIMARY_KEYS[table].map((c) => String((row as Record<string, unknown>)[c])).join("\u0000")}`;
+const pkOf = (spec: TableSpec, row: object) =>
+  `${spec.name}\u0000${spec.primaryKey.map((c) => String((row as Record<string, unknown>)[c])).join("\u0000")}`;
 
 /** The rows an event's projection may read, fetched in one round trip before projecting. */
 export interface PrefetchKeys {
@@ -241,7 +192,13 @@ function prefetchKeysOf(events: StoredEvent[]): PrefetchKeys {
 }
 
 /** The rows named by `k`, as one json array of {t, r} (a subquery a caller can fold into its own first query). */
-export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value: unknown) => string): string {
+export function prefetchSubquery(
+  tables: ProjectionTables,
+  p: TablePrefix,
+  k: PrefetchKeys,
+  param: (value: unknown) => string,
+): string {
+  const columns = (table: ProjectionTable) => selectList(tables[table]);
   const org = param([...k.orgIds]);
   const key = param([...k.keyIds]);
   const periods = param([...k.periods]);
@@ -250,49 +207,49 @@ export function prefetchSubquery(p: TablePrefix, k: PrefetchKeys, param: (value:
   // member actions only: a charge's statement keeps its text (and plan) without them
   const memberRows = [
     k.inviteIds.size
-      ? `UNION ALL SELECT 'invites', row_to_json(x) FROM (SELECT ${selectList("invites")} FROM ${p}invites ` +
+      ? `UNION ALL SELECT 'invites', row_to_json(x) FROM (SELECT ${columns("invites")} FROM ${p}invites ` +
         `WHERE invite_id = ANY(${param([...k.inviteIds])})) x`
       : "",
     k.memberIds.size
-      ? `UNION ALL SELECT 'members', row_to_json(x) FROM (SELECT ${selectList("members")} FROM ${p}members ` +
+      ? `UNION ALL SELECT 'members', row_to_json(x) FROM (SELECT ${columns("members")} FROM ${p}members ` +
         `WHERE member_id = ANY(${param([...k.memberIds])})) x`
       : "",
     k.sessionIds.size
-      ? `UNION ALL SELECT 'sessions', row_to_json(x) FROM (SELECT ${selectList("sessions")} FROM ${p}sessions ` +
+      ? `UNION ALL SELECT 'sessions', row_to_json(x) FROM (SELECT ${columns("sessions")} FROM ${p}sessions ` +
         `WHERE session_id = ANY(${param([...k.sessionIds])})) x`
       : "",
     k.ingestionIds.size
-      ? `UNION ALL SELECT 'ingestions', row_to_json(x) FROM (SELECT ${selectList("ingestions")} FROM ${p}` +
+      ? `UNION ALL SELECT 'ingestions', row_to_json(x) FROM (SELECT ${columns("ingestions")} FROM ${p}` +
         `ingestions WHERE ingestion_id = ANY(${param([...k.ingestionIds])})) x`
       : "",
     k.endpointIds.size
-      ? `UNION ALL SELECT 'webhook_endpoints', row_to_json(x) FROM (SELECT ${selectList("webhook_endpoints")} ` +
+      ? `UNION ALL SELECT 'webhook_endpoints', row_to_json(x) FROM (SELECT ${columns("webhook_endpoints")} ` +
         `FROM ${p}webhook_endpoints WHERE endpoint_id = ANY(${param([...k.endpointIds])})) x`
       : "",
     k.endpointIds.size && k.messageIds.size
-      ? `UNION ALL SELECT 'webhook_deliveries', row_to_json(x) FROM (SELECT ${selectList("webhook_deliveries")} ` +
+      ? `UNION ALL SELECT 'webhook_deliveries', row_to_json(x) FROM (SELECT ${columns("webhook_deliveries")} ` +
         `FROM ${p}webhook_deliveries WHERE message_id = ANY(${param([...k.messageIds])}) AND endpoint_id = ANY(` +
         `${param([...k.endpointIds])})) x`
       : "",
     k.alertIds.size
-      ? `UNION ALL SELECT 'alerts', row_to_json(x) FROM (SELECT ${selectList("alerts")} FROM ${p}alerts WHERE ` +
+      ? `UNION ALL SELECT 'alerts', row_to_json(x) FROM (SELECT ${columns("alerts")} FROM ${p}alerts WHERE ` +
         `alert_id = ANY(${param([...k.alertIds])})) x`
       : "",
     k.alertRunIds.size
-      ? `UNION ALL SELECT 'alert_runs', row_to_json(x) FROM (SELECT ${selectList("alert_runs")} FROM ${p}` +
+      ? `UNION ALL SELECT 'alert_runs', row_to_json(x) FROM (SELECT ${columns("alert_runs")} FROM ${p}` +
         `alert_runs WHERE query_id = ANY(${param([...k.alertRunIds])})) x`
       : "",
   ].join("\n     ");
   return `(SELECT coalesce(json_agg(u), '[]'::json) FROM (
-     SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${selectList("organizations")} FROM ${p}organizations
+     SELECT 'organizations' AS t, row_to_json(x) AS r FROM (SELECT ${columns("organizations")} FROM ${p}organizations
        WHERE org_id = ANY(${org})) x
-     UNION ALL SELECT 'balances', row_to_json(x) FROM (SELECT ${selectList("balances")} FROM ${p}balances
+     UNION ALL SELECT 'balances', row_to_json(x) FROM (SELECT ${columns("balances")} FROM ${p}balances
        WHERE org_id = ANY(${org})) x
-     UNION ALL SELECT 'api_keys', row_to_json(x) FROM (SELECT ${selectList("api_keys")} FROM ${p}api_keys
+     UNION ALL SELECT 'api_keys', row_to_json(x) FROM (SELECT ${columns("api_keys")} FROM ${p}api_keys
        WHERE key_id = ANY(${key})) x
-     UNION ALL SELECT 'usage', row_to_json(x) FROM (SELECT ${selectList("usage")} FROM ${p}usage
+     UNION ALL SELECT 'usage', row_to_json(x) FROM (SELECT ${columns("usage")} FROM ${p}usage
        WHERE org_id = ANY(${org}) AND period = ANY(${periods})) x
-     UNION ALL SELECT 'collection_usage', row_to_json(x) FROM (SELECT ${selectList("collection_usage")}
+     UNION ALL SELECT 'collection_usage', row_to_json(x) FROM (SELECT ${columns("collection_usage")}
        FROM ${p}collection_usage
        WHERE org_id = ANY(${org}) AND day = ANY(${days}) AND collection = ANY(${collections})) x
      ${memberRows}) u)`;
@@ -327,6 +284,7 @@ export const coversAll = (outer: PrefetchKeys, inner: PrefetchKeys) =>
 /** The rows an inline projection reads: fetched in one query, unless the caller fetched them already. */
 async function rowsFor(
   tx: Queryable,
+  tables: ProjectionTables,
   p: TablePrefix,
   events: StoredEvent[],
   provided?: PrefetchedRows,
@@ -335,7 +293,7 @@ async function rowsFor(
   if (provided && coversAll(provided.keys, keys)) return provided;
   const params: unknown[] = [];
   const [one] = await tx.query<{ rows: PrefetchedRows["rows"] }>(
-    `SELECT ${prefetchSubquery(p, keys, (v) => (params.push(v), `$${params.length}`))} AS rows`,
+    `SELECT ${prefetchSubquery(tables, p, keys, (v) => (params.push(v), `$${params.length}`))} AS rows`,
     params,
   );
   return { keys, rows: one?.rows ?? [] };
@@ -345,9 +303,13 @@ async function rowsFor(
  * A reader over prefetched rows: every row an event can touch is named by the event (organization, key, usage
  * periods, collection days), so reading anything else is a bug; rows written by an earlier event (`written`) win.
  */
-function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, object>): ProjectionReader {
+function readerOver(
+  tables: ProjectionTables,
+  { keys: k, rows }: PrefetchedRows,
+  written: Map<string, object>,
+): ProjectionReader {
   const fetched = new Map<string, object>();
-  for (const { t, r } of rows) fetched.set(pkOf(t, r), normalizeRow(t, r));
+  for (const { t, r } of rows) fetched.set(pkOf(tables[t], r), normalizeRow(tables[t], r));
   const covered = (table: ProjectionTable, row: Record<string, string>) => {
     if (table === "api_keys") return k.keyIds.has(row.key_id!);
     if (table === "invites") return k.inviteIds.has(row.invite_id!);
@@ -366,7 +328,7 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
   const one = <T extends ProjectionTable>(table: T, key: Record<string, string>): RowOf[T] | undefined => {
     if (!covered(table, key))
       throw new Error(`inline projection read ${table} ${JSON.stringify(key)}, which its events do not name`);
-    const id = pkOf(table, key);
+    const id = pkOf(tables[table], key);
     return (written.get(id) ?? fetched.get(id)) as RowOf[T] | undefined;
   };
   return {
@@ -394,22 +356,23 @@ function readerOver({ keys: k, rows }: PrefetchedRows, written: Map<string, obje
  */
 export type MemoryProjector = ReturnType<typeof memoryProjector>;
 
-export function memoryProjector(projectors: FeatureProjectors, prefetched: PrefetchedRows, p: TablePrefix = "proj_") {
+export function memoryProjector(projection: FeatureProjection, prefetched: PrefetchedRows, p: TablePrefix = "proj_") {
+  const { tables } = projection;
   const written = new Map<string, Change>();
   const writtenRows = new Map<string, object>();
-  const reader = readerOver(prefetched, writtenRows);
+  const reader = readerOver(tables, prefetched, writtenRows);
   return {
     reader,
     apply(events: StoredEvent[]): void {
       for (const e of events) {
-        for (const change of project(projectors, e, reader)) {
-          const id = pkOf(change.table, change.row);
+        for (const change of project(projection, e, reader)) {
+          const id = pkOf(tables[change.table], change.row);
           written.set(id, change);
           writtenRows.set(id, change.row);
         }
       }
     },
-    parts: (): SqlPart[] => changeParts(p, written),
+    parts: (): SqlPart[] => changeParts(tables, p, written),
     /**
      * The changes were committed: the next parts() writes only what is applied from now on; the rows stay as they are.
      */
@@ -420,13 +383,14 @@ export function memoryProjector(projectors: FeatureProjectors, prefetched: Prefe
 }
 
 /** Every change as statement parts: one multi-row upsert per table. */
-function changeParts(p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
+function changeParts(tables: ProjectionTables, p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
   const byTable = new Map<ProjectionTable, object[]>();
   for (const c of changes.values()) byTable.set(c.table, [...(byTable.get(c.table) ?? []), c.row]);
   return [...byTable].map(([table, rows]): SqlPart => (param) => {
-    const cols = COLUMNS[table];
-    const pk = PRIMARY_KEYS[table];
-    const values = rows.map((row) => `(${rowParams(table, row).map(param).join(", ")})`);
+    const spec: TableSpec = tables[table];
+    const cols = columnsOf(spec);
+    const pk = spec.primaryKey;
+    const values = rows.map((row) => `(${rowParams(spec, row).map(param).join(", ")})`);
     const updates = cols.filter((c) => !pk.includes(c)).map((c) => `${c} = EXCLUDED.${c}`);
     return (
       `INSERT INTO ${p}${table} (${cols.join(", ")}) VALUES ${values.join(", ")} ON CONFLICT (${pk.join(", ")}) ` +
@@ -442,14 +406,14 @@ function changeParts(p: TablePrefix, changes: Map<string, Change>): SqlPart[] {
  */
 export async function projectInline(
   tx: Queryable,
-  projectors: FeatureProjectors,
+  projection: FeatureProjection,
   events: StoredEvent[],
   p: TablePrefix = "proj_",
   before: SqlPart[] = [],
   after: SqlPart[] = [],
   provided?: PrefetchedRows,
 ): Promise<void> {
-  const projector = memoryProjector(projectors, await rowsFor(tx, p, events, provided), p);
+  const projector = memoryProjector(projection, await rowsFor(tx, projection.tables, p, events, provided), p);
   projector.apply(events);
   const parts = [...before, ...projector.parts(), ...after];
   if (parts.length > 0) await runParts(tx, parts, events[0]?.streamId ?? "", "any");

@@ -7,7 +7,7 @@ import type { Worker } from "@temporalio/worker";
 import type { Config, EmbeddingServerConfig, StoreLocation } from "./config.js";
 import { openPglite, openPostgres, type Db } from "../eventstore/db.js";
 import { migrate } from "../eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
+import { PROJECTION_READ_MODELS } from "../../src/app/projectors.js";
 import { FEATURE_PROJECTORS } from "./projectors.js";
 import { createAccounts, type Accounts } from "../usecases/accounts/accounts.js";
 import { createAuthenticate } from "../usecases/auth/authenticate.js";

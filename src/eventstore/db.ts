@@ -34,9 +34,9 @@ export function statementName(sql: string): string {
 }
 
 /**
- * The projectors a store runs on what it appends (inline) and on its whole log (replay), handed in when it is opened.
- * Their shape is the projection registry's: projections/project.ts declares FeatureProjectors into this interface, so
- * the store carries them without importing the layer above it.
+ * The projectors a store runs on what it appends (inline) and on its whole log (replay), and the tables they write,
+ * handed in when it is opened. Their shape is the projection registry's: projections/project.ts declares
+ * FeatureProjection into this interface, so the store carries them without importing the layer above it.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface StoreProjectors {}

@@ -14,7 +14,7 @@ import { Rejection } from "../../src/domain/rejection.js";
 import { project } from "../../projections/project.js";
 import { memoryReader, memoryTables } from "../../projections/replay.js";
 import type { DomainEvent, ProjectableEvent } from "../../src/domain/events.js";
-import type { AlertRow, AlertRunRow } from "../../projections/tables.js";
+import type { AlertRow, AlertRunRow } from "../../src/usecases/alerts/alertTables.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 function refusal(req: AlertRequest): { code: string; field: unknown; message: string } {
@@ -164,7 +164,7 @@ describe("a run", () => {
 });
 
 describe("the projection of alert events", () => {
-  const alerts = memoryTables();
+  const alerts = memoryTables(FEATURE_PROJECTORS.tables);
   const reader = memoryReader(alerts);
   let position = 0;
   const apply = (e: DomainEvent, recordedAt: string) => {

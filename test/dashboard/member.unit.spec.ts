@@ -17,7 +17,7 @@ import {
 import { decideKey } from "../../src/domain/apiKey.js";
 import { project, type ProjectionReader } from "../../projections/project.js";
 import type { ProjectableEvent } from "../../src/domain/events.js";
-import type { InviteRow, MemberRow, SessionRow } from "../../projections/tables.js";
+import type { RowOf } from "../../projections/tables.js";
 import { rejectionCode } from "../support/rejectionCode.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
@@ -307,7 +307,7 @@ describe("the spending cap command", () => {
 });
 
 describe("the projection of member events", () => {
-  const rows: { invite?: InviteRow; member?: MemberRow; session?: SessionRow } = {};
+  const rows: { invite?: RowOf["invites"]; member?: RowOf["members"]; session?: RowOf["sessions"] } = {};
   const reader: ProjectionReader = {
     organization: () => undefined,
     balance: () => undefined,
@@ -364,7 +364,7 @@ describe("the projection of member events", () => {
         cancelled_at: null,
       },
     });
-    rows.invite = invite!.row as InviteRow;
+    rows.invite = invite!.row as RowOf["invites"];
     const accepted = project(
       FEATURE_PROJECTORS,
       at(
@@ -403,7 +403,7 @@ describe("the projection of member events", () => {
         },
       },
     ]);
-    rows.member = accepted[1]!.row as MemberRow;
+    rows.member = accepted[1]!.row as RowOf["members"];
     const [session] = project(
       FEATURE_PROJECTORS,
       at(
@@ -416,7 +416,7 @@ describe("the projection of member events", () => {
       ),
       reader,
     );
-    rows.session = session!.row as SessionRow;
+    rows.session = session!.row as RowOf["sessions"];
     expect(
       project(
         FEATURE_PROJECTORS,

@@ -127,7 +127,7 @@ describe("usage per day, key and collection", () => {
   });
 
   it("reads the overview's days from the projections as the events fold them (replayed from the same events)", () => {
-    const tables = memoryTables();
+    const tables = memoryTables(FEATURE_PROJECTORS.tables);
     const created = {
       type: "OrganizationCreated",
       recordedAt: "2026-11-01T00:00:00.000Z",

@@ -3,14 +3,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openPostgres, type Db } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
+import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../../src/app/projectors.js";
 import { createAccounts } from "../../src/usecases/accounts/accounts.js";
 import { createOperations } from "../../src/usecases/operator/operations.js";
 import { promoteReplay, replayProjections, type ReplayReport } from "../../projections/replay.js";
 import { DEFAULT_LIMITS, type Actor } from "../../src/domain/events.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { createPostgresDatabase, freshStore, STORE_KINDS } from "../support/stores.js";
-import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 const operator: Actor = { kind: "operator", id: "test" };
 const open: Db[] = [];

@@ -15,7 +15,7 @@ import { DEFAULT_LIMITS, type Actor } from "../../src/domain/events.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { freshStore, STORE_KINDS } from "../support/stores.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
-import type { FeatureProjectors } from "../../projections/project.js";
+import type { FeatureProjection } from "../../projections/project.js";
 
 const operator: Actor = { kind: "operator", id: "test" };
 
@@ -127,7 +127,7 @@ describe.each(STORE_KINDS)("event store on %s", (kind) => {
 
   it("runs the projectors it was opened with, inline and in replay, and no other store's", async () => {
     const seen: string[] = [];
-    const counting: FeatureProjectors = {
+    const counting: FeatureProjection = {
       ...FEATURE_PROJECTORS,
       keys: (e, read) => (seen.push(e.type), FEATURE_PROJECTORS.keys(e, read)),
     };

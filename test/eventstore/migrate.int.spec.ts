@@ -4,9 +4,8 @@ import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { openPostgres, type Db } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
+import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../../src/app/projectors.js";
 import { createPostgresDatabase } from "../support/stores.js";
-import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 describe("migrate", () => {
   it("lets 8 processes migrate one fresh database at the same time, and again once it exists", async () => {

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Db } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
+import { PROJECTION_READ_MODELS } from "../../src/app/projectors.js";
 import { createAccounts } from "../../src/usecases/accounts/accounts.js";
 import { replayProjections } from "../../projections/replay.js";
 import { DEFAULT_LIMITS, type Actor } from "../../src/domain/events.js";

@@ -2,11 +2,11 @@
 // projector and no other, and the composition root's set is what the inline projector and replay run.
 import { describe, expect, it } from "vitest";
 import type { ProjectableEvent } from "../../src/domain/events.js";
-import { project, type FeatureProjectors } from "../../projections/project.js";
+import { project, type FeatureProjection } from "../../projections/project.js";
 import { memoryReader, memoryTables } from "../../projections/replay.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
-function recording(): { features: FeatureProjectors; calls: string[] } {
+function recording(): { features: FeatureProjection; calls: string[] } {
   const calls: string[] = [];
   const record =
     (name: string) =>
@@ -24,6 +24,7 @@ function recording(): { features: FeatureProjectors; calls: string[] } {
       ingestions: record("ingestions"),
       webhooks: record("webhooks"),
       alerts: record("alerts"),
+      tables: FEATURE_PROJECTORS.tables,
     },
   };
 }
@@ -40,7 +41,7 @@ const event = (type: string, data: object): ProjectableEvent =>
 describe("projection registry", () => {
   it("hands each feature's events to the projector it was given", () => {
     const { features, calls } = recording();
-    const read = memoryReader(memoryTables());
+    const read = memoryReader(memoryTables(FEATURE_PROJECTORS.tables));
     project(features, event("AlertPaused", { alertId: "a", orgId: "o" }), read);
     project(features, event("ApiKeyRevoked", { keyId: "k", orgId: "o" }), read);
     project(features, event("IngestionFailed", { ingestionId: "i" }), read);
@@ -63,26 +64,31 @@ describe("projection registry", () => {
 
   it("hands no projector the events whose state is read from their own stream", () => {
     const { features, calls } = recording();
-    const read = memoryReader(memoryTables());
+    const read = memoryReader(memoryTables(FEATURE_PROJECTORS.tables));
     project(features, event("RetractionsLoaded", {}), read);
     project(features, event("CollectionDefined", {}), read);
     expect(calls).toEqual([]);
   });
 
-  it("installs every feature's own projector from the composition root", () => {
+  it("installs every feature's own projector, and the tables they write, from the composition root", () => {
     expect(Object.keys(FEATURE_PROJECTORS).sort()).toEqual([
       "accounts",
       "alerts",
       "ingestions",
       "keys",
       "members",
+      "tables",
       "unlock",
       "webhooks",
     ]);
+    // each table under its own name: the DDL, upserts and replay take a table's spec by the name a change carries
+    for (const [name, spec] of Object.entries(FEATURE_PROJECTORS.tables)) expect(spec.name).toBe(name);
   });
 
   it("refuses an event no projector knows", () => {
     const { features } = recording();
-    expect(() => project(features, event("NoSuchEvent", {}), memoryReader(memoryTables()))).toThrow(/unknown event/);
+    expect(() =>
+      project(features, event("NoSuchEvent", {}), memoryReader(memoryTables(FEATURE_PROJECTORS.tables))),
+    ).toThrow(/unknown event/);
   });
 });

@@ -4,7 +4,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openPostgres, type Db } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
+import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../../src/app/projectors.js";
 import { verifyChain } from "../../src/eventstore/eventStore.js";
 import { createAccounts, type Accounts } from "../../src/usecases/accounts/accounts.js";
 import type { ChargeInput } from "../../src/usecases/accounts/chargeBatch.js";
@@ -18,7 +18,6 @@ import {
   type QueryPayload,
 } from "../../src/usecases/search/queryCache.js";
 import { createPostgresDatabase, freshStore, STORE_KINDS } from "../support/stores.js";
-import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 const operator: Actor = { kind: "operator", id: "test" };
 const PRICE = 1_000n;

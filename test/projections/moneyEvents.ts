@@ -2,7 +2,7 @@
 // live unlocks, refunds, settings, prices, suspension, free answers), and its fold through the given projectors: what
 // each event changed, in order, and the tables it leaves. Pure memory, for unit tests.
 import type { ProjectableEvent } from "../../src/domain/events.js";
-import { project, type FeatureProjectors } from "../../projections/project.js";
+import { project, type FeatureProjection } from "../../projections/project.js";
 import { memoryReader, memoryTables, pkOf } from "../../projections/replay.js";
 
 const ORG = "org_m";
@@ -200,11 +200,11 @@ export const MONEY_EVENTS: ProjectableEvent[] = RAW.map(
     ({ type, data, position: i + 1, streamVersion: i + 1, recordedAt: at }) as unknown as ProjectableEvent,
 );
 
-type Projector = (f: FeatureProjectors, e: ProjectableEvent, read: ReturnType<typeof memoryReader>) => unknown[];
+type Projector = (f: FeatureProjection, e: ProjectableEvent, read: ReturnType<typeof memoryReader>) => unknown[];
 
 /** Every event's changes in order (each row as it stood then) and the tables they leave, rows sorted by key. */
-export function foldMoney(projectors: FeatureProjectors, run: Projector = project as Projector) {
-  const tables = memoryTables();
+export function foldMoney(projectors: FeatureProjection, run: Projector = project as Projector) {
+  const tables = memoryTables(projectors.tables);
   const changes: unknown[] = [];
   for (const e of MONEY_EVENTS)
     for (const c of run(projectors, e, memoryReader(tables)) as { table: keyof typeof tables; row: object }[]) {

@@ -107,7 +107,7 @@ function requireKey(s: MoneyState, keyId: string): KeyState {
 
 const initialState = (now: Date) => (): MoneyState => ({
   now,
-  tables: memoryTables(),
+  tables: memoryTables(FEATURE_PROJECTORS.tables),
   versions: new Map(),
   position: 0,
 });

@@ -3,10 +3,9 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { openPglite, openPostgres, type Db } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
+import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../../src/app/projectors.js";
 import { requireComponent } from "../setup/components.js";
-import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
-import type { FeatureProjectors } from "../../projections/project.js";
+import type { FeatureProjection } from "../../projections/project.js";
 
 export type StoreKind = "pglite" | "postgres";
 export const STORE_KINDS: StoreKind[] = ["pglite", "postgres"];
@@ -31,7 +30,7 @@ export async function createPostgresDatabase(): Promise<string> {
 export async function freshStore(
   kind: StoreKind,
   maxConnections = 10,
-  projectors: FeatureProjectors = FEATURE_PROJECTORS,
+  projectors: FeatureProjection = FEATURE_PROJECTORS,
 ): Promise<Db> {
   const db =
     kind === "pglite"

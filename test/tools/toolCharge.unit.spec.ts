@@ -15,7 +15,7 @@ import {
 import { DEFAULT_LIMITS, type ProjectableEvent, type StoredEvent } from "../../src/domain/events.js";
 import { project, type ProjectionReader } from "../../projections/project.js";
 import { foldOrganizationEvents } from "../../src/usecases/operator/reconciliation.js";
-import type { BalanceRow, OrganizationRow } from "../../projections/tables.js";
+import type { BalanceRow, OrganizationRow } from "../../src/usecases/accounts/accountTables.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 const given = orgSpec();

@@ -17,9 +17,8 @@ import { requireComponent } from "../setup/components.js";
 import { createPostgresDatabase } from "../support/stores.js";
 import { openPostgres } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
-import { PROJECTION_READ_MODELS } from "../../projections/readModels.js";
+import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../../src/app/projectors.js";
 import { REPO_ROOT } from "../../src/app/config.js";
-import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 const operator: Actor = { kind: "operator", id: "test" };
 

@@ -2,13 +2,13 @@
 // query's unlocked rows.
 import type { Db, Queryable } from "../../eventstore/db.js";
 import { sqlReader, selectList, normalizeRow } from "../../../projections/sqlProjection.js";
-import type { LedgerRow } from "../../../projections/tables.js";
+import { LEDGER, ORGANIZATIONS, type LedgerRow } from "./accountTables.js";
 import { apiKeyRecordOf, organizationOf, type ApiKeyRecord, type Organization } from "./orgState.js";
 
 /**
  * An organization's columns with its balance and price overrides (the select list of getOrganization and authenticate).
  */
-export const ORGANIZATION_COLUMNS = `${selectList("organizations")}, (SELECT balance_micros::text FROM proj_balances b
+export const ORGANIZATION_COLUMNS = `${selectList(ORGANIZATIONS)}, (SELECT balance_micros::text FROM proj_balances b
   WHERE b.org_id = o.org_id) AS balance,
     (SELECT json_agg(json_build_array(p.collection, p.price_per_1000_micros::text)) FROM proj_price_overrides p
       WHERE p.org_id = o.org_id AND p.price_per_1000_micros IS NOT NULL) AS overrides`;
@@ -16,7 +16,7 @@ export const ORGANIZATION_COLUMNS = `${selectList("organizations")}, (SELECT bal
 /** The Organization in a row selected with ORGANIZATION_COLUMNS. */
 export const organizationIn = (r: Record<string, unknown>): Organization =>
   organizationOf(
-    normalizeRow("organizations", r),
+    normalizeRow(ORGANIZATIONS, r),
     r.balance as string | null,
     (r.overrides as [string, string][] | null) ?? [],
   );
@@ -35,7 +35,7 @@ export function createAccountReads(db: Db) {
     },
 
     async getKey(keyId: string): Promise<ApiKeyRecord | undefined> {
-      const row = await sqlReader(db, "proj_").apiKey(keyId);
+      const row = await sqlReader(db, db.projectors.tables, "proj_").apiKey(keyId);
       return row ? apiKeyRecordOf(row) : undefined;
     },
 
@@ -48,10 +48,10 @@ export function createAccountReads(db: Db) {
 
     async ledger(orgId: string): Promise<LedgerRow[]> {
       const rows = await db.query(
-        `SELECT ${selectList("ledger")} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`,
+        `SELECT ${selectList(LEDGER)} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`,
         [orgId],
       );
-      return rows.map((r) => normalizeRow("ledger", r));
+      return rows.map((r) => normalizeRow(LEDGER, r));
     },
   };
 }

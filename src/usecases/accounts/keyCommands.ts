@@ -18,7 +18,7 @@ export function createKeyCommands(db: Db, clock: () => Date) {
     build: (tx: Queryable) => Promise<KeyCommand>,
   ): Promise<void> {
     await runStreamCommand(db, clock, keyStream(keyId), actor, async (tx) => {
-      const row = await sqlReader(tx, "proj_").apiKey(keyId);
+      const row = await sqlReader(tx, db.projectors.tables, "proj_").apiKey(keyId);
       return { version: row?.version ?? 0, events: decideKey(await build(tx), row && keyStateOf(row)) };
     });
   }
@@ -35,7 +35,7 @@ export function createKeyCommands(db: Db, clock: () => Date) {
         type: "CreateKey",
         keyId,
         orgId,
-        organizationFound: (await sqlReader(tx, "proj_").organization(orgId)) !== undefined,
+        organizationFound: (await sqlReader(tx, db.projectors.tables, "proj_").organization(orgId)) !== undefined,
         mode: input.mode,
         keyHash: hashApiKey(key),
         keyPrefix: keyPrefixOf(key),

@@ -1,7 +1,7 @@
 // What an API key's events change: its row (mode, scope, spending cap, revocation). project() hands these events
 // here; the same handler feeds the inline projector and replay. Spend and "last used" follow the events that use a key.
 import type { ProjectableEvent } from "../../domain/events.js";
-import type { ApiKeyRow } from "../../../projections/tables.js";
+import type { ApiKeyRow } from "./keyTables.js";
 import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
 type KeyEvent = Extract<ProjectableEvent, { type: "ApiKeyCreated" | "ApiKeyRevoked" | "ApiKeySpendingCapChanged" }>;

@@ -5,7 +5,7 @@
 // return them as the changes (replay folds millions of events, where a copy per change is most of the cost).
 import type { CollectionCharge, ProjectableEvent } from "../../domain/events.js";
 import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
-import type { BalanceRow, OrganizationRow, UsageRow } from "../../../projections/tables.js";
+import type { BalanceRow, OrganizationRow, UsageRow } from "./accountTables.js";
 import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
 const add = (a: string, b: bigint) => (BigInt(a) + b).toString();

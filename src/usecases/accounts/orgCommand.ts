@@ -17,12 +17,14 @@ import {
   normalizeRow,
   type PrefetchedRows,
 } from "../../../projections/sqlProjection.js";
+import type { ProjectionTables } from "../../../projections/tables.js";
+import { API_KEYS, type ApiKeyRow } from "./keyTables.js";
+import { ORGANIZATIONS } from "./accountTables.js";
 import { decide } from "../../domain/orgDecider.js";
 import type { KeyState, OrgCommand, OrgState } from "../../domain/organization.js";
 import { orgStream, type Actor, type StoredEvent } from "../../domain/events.js";
 import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
 import { Rejection } from "../../domain/rejection.js";
-import type { ApiKeyRow } from "../../../projections/tables.js";
 import { retryConflicts } from "../../eventstore/conflictRetry.js";
 import { keyStateOf, orgStateOf } from "./orgState.js";
 
@@ -46,6 +48,7 @@ interface LoadedState {
  */
 async function loadOrgState(
   tx: Queryable,
+  tables: ProjectionTables,
   orgId: string,
   now: Date,
   opts: { keyId?: string; idempotencyKey?: string; collections?: string[] },
@@ -58,12 +61,12 @@ async function loadOrgState(
     : undefined;
   const o = param(orgId);
   const rows = await tx.query(
-    `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList("api_keys")} FROM proj_api_keys
+    `SELECT o.*, (SELECT row_to_json(k) FROM (SELECT ${selectList(API_KEYS)} FROM proj_api_keys
       WHERE key_id = ${param(opts.keyId ?? null)}) k) AS key_row,
        ${appendHeadColumns(orgStream(orgId), opts.idempotencyKey, param)}
-       ${keys ? `, ${prefetchSubquery("proj_", keys, param)} AS prefetched` : ""}
+       ${keys ? `, ${prefetchSubquery(tables, "proj_", keys, param)} AS prefetched` : ""}
      FROM (SELECT 1) one LEFT JOIN LATERAL (
-       SELECT ${selectList("organizations")},
+       SELECT ${selectList(ORGANIZATIONS)},
          (SELECT balance_micros::text FROM proj_balances b WHERE b.org_id = o.org_id) AS balance,
          (SELECT queries FROM proj_usage u
            WHERE u.org_id = o.org_id AND u.period = ${param(dayPeriod(iso))}) AS daily_used,
@@ -74,11 +77,11 @@ async function loadOrgState(
     true,
   );
   const r = rows[0];
-  const key = r?.key_row ? normalizeRow("api_keys", r.key_row as Record<string, unknown>) : undefined;
+  const key = r?.key_row ? normalizeRow(API_KEYS, r.key_row as Record<string, unknown>) : undefined;
   const head = appendHeadOf(r);
   const prefetched = keys ? { keys, rows: (r?.prefetched ?? []) as PrefetchedRows["rows"] } : undefined;
   if (!r || r.org_id === null || r.org_id === undefined) return { key, head, prefetched };
-  const org = normalizeRow("organizations", r);
+  const org = normalizeRow(ORGANIZATIONS, r);
   const state = orgStateOf(
     org,
     r.balance as string | null,
@@ -115,7 +118,7 @@ export function createOrgCommandRunner(db: Db, clock: () => Date): RunOrgCommand
       db.transaction(
         async (tx) => {
           const now = clock();
-          const { state, key, head, prefetched } = await loadOrgState(tx, orgId, now, options);
+          const { state, key, head, prefetched } = await loadOrgState(tx, db.projectors.tables, orgId, now, options);
           if (options.keyId && !key) throw new Rejection("NOT_FOUND", `API key ${options.keyId} not found`);
           const events = decide(await build(tx, state, key && keyStateOf(key)), state);
           if (events.length === 0) return { events: [], duplicate: false, state };

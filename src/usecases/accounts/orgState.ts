@@ -4,7 +4,8 @@
 import type { KeyState, OrgAccount, OrgState } from "../../domain/organization.js";
 import { parseBillingMode, parseKeyMode, parseOrgLimits, type KeyMode } from "../../domain/events.js";
 import type { QueryUsage } from "../../domain/queryQuota.js";
-import type { ApiKeyRow, OrganizationRow } from "../../../projections/tables.js";
+import type { ApiKeyRow } from "./keyTables.js";
+import type { OrganizationRow } from "./accountTables.js";
 
 /** An organization with its name and prices: what a request and the operator API read. */
 export interface Organization extends OrgAccount {

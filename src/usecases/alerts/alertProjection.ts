@@ -1,7 +1,7 @@
 // What an alert's events change: its row (definition, state, the works it has seen, its runs) and each run's row.
 // project() hands these events here; the same handler feeds the inline projector and replay.
 import type { ProjectableEvent } from "../../domain/events.js";
-import type { AlertRow } from "../../../projections/tables.js";
+import type { AlertRow } from "./alertTables.js";
 import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
 type AlertEvent = Extract<

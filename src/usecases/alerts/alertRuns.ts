@@ -7,7 +7,7 @@ import { Rejection } from "../../domain/rejection.js";
 import { alertStream, type AlertRunOutcome, type DomainEvent } from "../../domain/events.js";
 import { chargeLines } from "../../domain/organization.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
-import type { AlertRow, AlertRunRow } from "../../../projections/tables.js";
+import { ALERTS, type AlertRow, type AlertRunRow } from "./alertTables.js";
 import { alertRunWorkflow } from "../../../workflows/alertRun.js";
 import {
   alertDeliveredSignal,
@@ -76,10 +76,10 @@ export async function runAfterIngestion(
   const { deps } = ctx;
   const rows = (
     await ctx.db.query(
-      `SELECT ${selectList("alerts")} FROM proj_alerts WHERE state = 'active' AND definition->>'schedule' ` +
+      `SELECT ${selectList(ALERTS)} FROM proj_alerts WHERE state = 'active' AND definition->>'schedule' ` +
         "= 'on_ingest'",
     )
-  ).map((r) => normalizeRow("alerts", r));
+  ).map((r) => normalizeRow(ALERTS, r));
   const watching = rows.filter((r) =>
     r.definition.collections.some((name) => {
       const entry = deps.search.catalog.resolveCollection(name);
@@ -136,10 +136,10 @@ async function openRun(
     workflowActor(alertRunWorkflowId(input.queryId)),
     async (tx) => {
       // under the append lock: the seen-set as the runs before this one left it
-      const [raw] = await tx.query(`SELECT ${selectList("alerts")} FROM proj_alerts WHERE alert_id = $1`, [
+      const [raw] = await tx.query(`SELECT ${selectList(ALERTS)} FROM proj_alerts WHERE alert_id = $1`, [
         input.alertId,
       ]);
-      const now = raw ? normalizeRow("alerts", raw) : undefined;
+      const now = raw ? normalizeRow(ALERTS, raw) : undefined;
       const [started] = await tx.query(`SELECT 1 AS one FROM proj_alert_runs WHERE query_id = $1`, [input.queryId]);
       if (!now || now.state !== "active" || started) return { version: "any", events: [] };
       const selected = selectRun(outcome.rows, new Set(now.seen), def);

@@ -5,7 +5,7 @@ import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { Rejection } from "../../domain/rejection.js";
 import { alertStream, type Actor, type AlertPausedReason } from "../../domain/events.js";
 import { normalizeRow, selectList } from "../../../projections/sqlProjection.js";
-import type { AlertRow } from "../../../projections/tables.js";
+import { ALERTS, type AlertRow } from "./alertTables.js";
 import { alertScheduleId } from "../../../workflows/alertTypes.js";
 import { pausedMessage } from "./alertRules.js";
 import type { AlertsContext } from "./alertsContext.js";
@@ -85,8 +85,8 @@ export async function pauseForRetiredCollection(
   collection: string,
   actor: Actor,
 ): Promise<string[]> {
-  const rows = (await ctx.db.query(`SELECT ${selectList("alerts")} FROM proj_alerts WHERE state = 'active'`)).map((r) =>
-    normalizeRow("alerts", r),
+  const rows = (await ctx.db.query(`SELECT ${selectList(ALERTS)} FROM proj_alerts WHERE state = 'active'`)).map((r) =>
+    normalizeRow(ALERTS, r),
   );
   const lower = collection.toLowerCase();
   const paused: string[] = [];

@@ -9,7 +9,7 @@ import { Rejection } from "../../domain/rejection.js";
 import { alertStream, type Actor, type AlertPausedReason } from "../../domain/events.js";
 import { formatCredits } from "../../domain/money.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
-import type { AlertRow, AlertRunRow } from "../../../projections/tables.js";
+import { ALERTS, ALERT_RUNS, type AlertRow, type AlertRunRow } from "./alertTables.js";
 import { alertScheduleWorkflow } from "../../../workflows/alertRun.js";
 import { alertScheduleId, type AlertRunInput } from "../../../workflows/alertTypes.js";
 import type { AuthContext } from "../auth/context.js";
@@ -199,22 +199,22 @@ export function createAlerts(deps: AlertsDeps) {
 
     async list(orgId: string): Promise<AlertView[]> {
       const rows = await db.query(
-        `SELECT ${selectList("alerts")} FROM proj_alerts WHERE org_id = $1 AND state <> 'deleted' ORDER BY ` +
+        `SELECT ${selectList(ALERTS)} FROM proj_alerts WHERE org_id = $1 AND state <> 'deleted' ORDER BY ` +
           "created_at, alert_id",
         [orgId],
       );
-      return rows.map((r) => viewOf(normalizeRow("alerts", r)));
+      return rows.map((r) => viewOf(normalizeRow(ALERTS, r)));
     },
 
     /** The alert with its runs, newest first. */
     async get(orgId: string, alertId: string, limit = 50): Promise<AlertView & { runs: AlertRunView[] }> {
       const row = await ctx.ownAlert(orgId, alertId);
       const runs = await db.query(
-        `SELECT ${selectList("alert_runs")} FROM proj_alert_runs WHERE alert_id = $1 ORDER BY created_at ` +
+        `SELECT ${selectList(ALERT_RUNS)} FROM proj_alert_runs WHERE alert_id = $1 ORDER BY created_at ` +
           `DESC, query_id LIMIT $2`,
         [alertId, limit],
       );
-      return { ...viewOf(row), runs: runs.map((r) => runViewOf(normalizeRow("alert_runs", r))) };
+      return { ...viewOf(row), runs: runs.map((r) => runViewOf(normalizeRow(ALERT_RUNS, r))) };
     },
 
     pause: async (orgId: string, alertId: string, actor: Actor) =>

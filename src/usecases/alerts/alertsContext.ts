@@ -8,7 +8,7 @@ import { assertSearchPayable } from "../../domain/organization.js";
 import type { PublishWebhookEvent } from "../../domain/webhookPublish.js";
 import { EVERY_ROW } from "../../retrieval/rowSelection.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
-import type { AlertRow, AlertRunRow } from "../../../projections/tables.js";
+import { ALERTS, ALERT_RUNS, type AlertRow, type AlertRunRow } from "./alertTables.js";
 import { TASK_QUEUE } from "../../../workflows/shared.js";
 import type { AuthContext } from "../auth/context.js";
 import type { IntegrityOf } from "../works/integrityRows.js";
@@ -43,14 +43,14 @@ export function alertsContext(deps: AlertsDeps) {
   const taskQueue = deps.taskQueue ?? TASK_QUEUE;
 
   async function alertRow(alertId: string): Promise<AlertRow | undefined> {
-    const [row] = await db.query(`SELECT ${selectList("alerts")} FROM proj_alerts WHERE alert_id = $1`, [alertId]);
-    return row ? normalizeRow("alerts", row) : undefined;
+    const [row] = await db.query(`SELECT ${selectList(ALERTS)} FROM proj_alerts WHERE alert_id = $1`, [alertId]);
+    return row ? normalizeRow(ALERTS, row) : undefined;
   }
   async function runRow(queryId: string): Promise<AlertRunRow | undefined> {
-    const [row] = await db.query(`SELECT ${selectList("alert_runs")} FROM proj_alert_runs WHERE query_id = $1`, [
+    const [row] = await db.query(`SELECT ${selectList(ALERT_RUNS)} FROM proj_alert_runs WHERE query_id = $1`, [
       queryId,
     ]);
-    return row ? normalizeRow("alert_runs", row) : undefined;
+    return row ? normalizeRow(ALERT_RUNS, row) : undefined;
   }
 
   /** The organization's alert, not deleted; another organization's id (or a malformed one) reads as unknown. */

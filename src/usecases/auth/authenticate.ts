@@ -1,6 +1,7 @@
 // Authentication of an API request: the key with a presented key's hash and its organization, in one statement.
 import type { Db } from "../../eventstore/db.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
+import { API_KEYS } from "../accounts/keyTables.js";
 import { groupCalls } from "../../eventstore/groupCalls.js";
 import { ORGANIZATION_COLUMNS, organizationIn } from "../accounts/accountReads.js";
 import { apiKeyRecordOf, type ApiKeyRecord, type Organization } from "../accounts/orgState.js";
@@ -17,7 +18,7 @@ export function createAuthenticate(db: Db): Authenticate {
   /** The keys with these hashes and their organizations, in one statement. */
   async function authenticateAll(keyHashes: string[]): Promise<Authenticated[]> {
     const rows = await db.query(
-      `SELECT row_to_json(k) AS key_row, o.* FROM (SELECT ${selectList("api_keys")} FROM proj_api_keys
+      `SELECT row_to_json(k) AS key_row, o.* FROM (SELECT ${selectList(API_KEYS)} FROM proj_api_keys
         WHERE key_hash = ANY($1)) k
        LEFT JOIN LATERAL (SELECT ${ORGANIZATION_COLUMNS} FROM proj_organizations o
          WHERE o.org_id = k.org_id) o ON true`,
@@ -26,7 +27,7 @@ export function createAuthenticate(db: Db): Authenticate {
     );
     const byHash = new Map<string, Authenticated>();
     for (const r of rows) {
-      const key = normalizeRow("api_keys", r.key_row as Record<string, unknown>);
+      const key = normalizeRow(API_KEYS, r.key_row as Record<string, unknown>);
       byHash.set(key.key_hash, {
         key: apiKeyRecordOf(key),
         org: r.org_id === null || r.org_id === undefined ? undefined : organizationIn(r),

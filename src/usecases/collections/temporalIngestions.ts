@@ -6,7 +6,7 @@ import type { CollectionCatalog, PlainCollection } from "../../domain/collection
 import { assertReadableFiles } from "./manageCollections.js";
 import type { Db } from "../../eventstore/db.js";
 import { selectList } from "../../../projections/sqlProjection.js";
-import type { IngestionRow } from "../../../projections/tables.js";
+import { INGESTIONS, type IngestionRow } from "./ingestionTables.js";
 import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { ingestionStream, type Actor, type IngestionCounts, type IngestionMode } from "../../domain/events.js";
 import { Rejection } from "../../domain/rejection.js";
@@ -87,7 +87,7 @@ export async function recordIngestionStarted(
 export function createTemporalIngestions(deps: TemporalIngestionsDeps): WorkflowIngestions {
   const { db, client } = deps;
   const rowsWhere = (where: string, params: unknown[]) =>
-    db.query<IngestionRow>(`SELECT ${selectList("ingestions")} FROM proj_ingestions WHERE ${where}`, params);
+    db.query<IngestionRow>(`SELECT ${selectList(INGESTIONS)} FROM proj_ingestions WHERE ${where}`, params);
 
   async function get(ingestionId: string): Promise<IngestionStatus | null> {
     const [row] = await rowsWhere("ingestion_id = $1", [ingestionId]);

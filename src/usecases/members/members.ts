@@ -29,7 +29,7 @@ import { newId } from "../accounts/apiKeys.js";
 import type { Accounts } from "../accounts/accounts.js";
 import { keyScopeOf, type CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { sqlReader } from "../../../projections/sqlProjection.js";
-import type { SessionRow } from "../../../projections/tables.js";
+import type { SessionRow } from "./memberTables.js";
 
 export const OPERATOR_ACTOR: Actor = { kind: "operator", id: "admin" };
 export const actorOf = (p: Principal): Actor =>
@@ -86,7 +86,7 @@ function membersContext(db: Db, accounts: Accounts, options: MembersOptions) {
 
   /** An invite as the rules see it: with whether it was withdrawn and whether the member it made was removed. */
   async function inviteState(tx: Queryable, inviteId: string): Promise<InviteState | undefined> {
-    const reader = sqlReader(tx, "proj_");
+    const reader = sqlReader(tx, db.projectors.tables, "proj_");
     const r = await reader.invite(inviteId);
     if (!r) return undefined;
     const member = r.accepted_by === null ? undefined : await reader.member(r.accepted_by);
@@ -137,7 +137,7 @@ function membersContext(db: Db, accounts: Accounts, options: MembersOptions) {
 
   function runSessionCommand(sessionId: string, actor: Actor, command: MemberCommand) {
     return runStreamCommand(db, clock, sessionStream(sessionId), actor, async (tx) => {
-      const row = await sqlReader(tx, "proj_").session(sessionId);
+      const row = await sqlReader(tx, db.projectors.tables, "proj_").session(sessionId);
       // a session's stream: SessionStarted, then SessionEnded
       return {
         version: row ? (row.ended_at === null ? 1 : 2) : 0,
@@ -232,7 +232,7 @@ function inviteOperations(ctx: MembersContext) {
           type: "InviteMember",
           inviteId,
           orgId,
-          organizationFound: (await sqlReader(tx, "proj_").organization(orgId)) !== undefined,
+          organizationFound: (await sqlReader(tx, db.projectors.tables, "proj_").organization(orgId)) !== undefined,
           emailTaken: await emailTaken(tx, email),
           by,
           email,
@@ -296,7 +296,7 @@ function inviteOperations(ctx: MembersContext) {
       const passwordHash = await hashPassword(password);
       const memberId = newId("mem");
       const [event] = await runInviteCommand(found.invite_id, { kind: "member", id: memberId }, async (tx, now) => {
-        const row = await sqlReader(tx, "proj_").invite(found.invite_id);
+        const row = await sqlReader(tx, db.projectors.tables, "proj_").invite(found.invite_id);
         return {
           type: "AcceptInvite",
           memberId,

@@ -4,6 +4,7 @@ import type { Db, Queryable } from "../../eventstore/db.js";
 import { readStream } from "../../eventstore/eventStore.js";
 import { orgStream, type StoredEvent } from "../../domain/events.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
+import { COLLECTION_USAGE, LEDGER } from "../accounts/accountTables.js";
 
 interface ReconciliationLine {
   day: string;
@@ -162,10 +163,10 @@ async function checkLedger(
   report: Report,
 ): Promise<void> {
   const ledger = (
-    await db.query(`SELECT ${selectList("ledger")} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`, [
+    await db.query(`SELECT ${selectList(LEDGER)} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`, [
       orgId,
     ])
-  ).map((r) => normalizeRow("ledger", r));
+  ).map((r) => normalizeRow(LEDGER, r));
   let running = 0n;
   let ledgerOpening = 0n;
   let ledgerClosing: bigint | undefined;
@@ -250,8 +251,8 @@ async function checkUsage(
   report: Report,
 ): Promise<void> {
   const usageRows = (
-    await db.query(`SELECT ${selectList("collection_usage")} FROM proj_collection_usage WHERE org_id = $1`, [orgId])
-  ).map((r) => normalizeRow("collection_usage", r));
+    await db.query(`SELECT ${selectList(COLLECTION_USAGE)} FROM proj_collection_usage WHERE org_id = $1`, [orgId])
+  ).map((r) => normalizeRow(COLLECTION_USAGE, r));
   const usage = new Map(
     usageRows
       .filter((u) => (period.from === null || u.day >= period.from) && (period.to === null || u.day <= period.to))

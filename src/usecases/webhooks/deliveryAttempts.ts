@@ -23,7 +23,7 @@ import {
   type WebhookPayload,
 } from "../../domain/webhooks.js";
 import { normalizeRow, selectList } from "../../../projections/sqlProjection.js";
-import type { WebhookEndpointRow } from "../../../projections/tables.js";
+import { WEBHOOK_ENDPOINTS, type WebhookEndpointRow } from "./webhookTables.js";
 import type { AttemptVerdict, WebhookDeliveryInput } from "../../../workflows/webhookTypes.js";
 import { checkWebhookUrl, type HostLookup } from "./urlGuard.js";
 import { sendWebhook, type AttemptOutcome } from "./sendWebhook.js";
@@ -55,10 +55,10 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
 
   async function endpoint(endpointId: string): Promise<WebhookEndpointRow | undefined> {
     const [row] = await db.query(
-      `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
+      `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
       [endpointId],
     );
-    return row ? normalizeRow("webhook_endpoints", row) : undefined;
+    return row ? normalizeRow(WEBHOOK_ENDPOINTS, row) : undefined;
   }
 
   async function payloadOf(messageId: string): Promise<WebhookPayload> {

@@ -3,7 +3,7 @@
 // projector and replay.
 import type { ProjectableEvent } from "../../domain/events.js";
 import { isDelivered } from "../../domain/webhooks.js";
-import type { WebhookDeliveryRow, WebhookEndpointRow } from "../../../projections/tables.js";
+import type { WebhookDeliveryRow, WebhookEndpointRow } from "./webhookTables.js";
 import type { Change, ProjectionReader } from "../../../projections/projectionReader.js";
 
 type WebhookEvent = Extract<

@@ -31,7 +31,14 @@ import {
 import type { PublishWebhookEvent } from "../../domain/webhookPublish.js";
 import { checkWebhookUrl, type HostLookup } from "./urlGuard.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
-import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from "../../../projections/tables.js";
+import {
+  WEBHOOK_ATTEMPTS,
+  WEBHOOK_DELIVERIES,
+  WEBHOOK_ENDPOINTS,
+  type WebhookAttemptRow,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+} from "./webhookTables.js";
 import { TASK_QUEUE } from "../../../workflows/shared.js";
 import { webhookDeliveryWorkflow } from "../../../workflows/webhookDelivery.js";
 import { webhookWorkflowId, type WebhookDeliveryInput } from "../../../workflows/webhookTypes.js";
@@ -117,10 +124,10 @@ function webhooksContext(deps: WebhooksDeps) {
 
   async function endpointRow(endpointId: string): Promise<WebhookEndpointRow | undefined> {
     const [row] = await db.query(
-      `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
+      `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
       [endpointId],
     );
-    return row ? normalizeRow("webhook_endpoints", row) : undefined;
+    return row ? normalizeRow(WEBHOOK_ENDPOINTS, row) : undefined;
   }
 
   /** The organization's endpoint, not deleted; another organization's id reads as unknown. */
@@ -180,12 +187,12 @@ async function publishEvent(
     actor,
     async (tx, at) => {
       const rows = await tx.query(
-        `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE org_id = $1 AND state ` +
+        `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE org_id = $1 AND state ` +
           "= 'enabled' ORDER BY endpoint_id",
         [orgId],
       );
       const endpoints = rows
-        .map((r) => normalizeRow("webhook_endpoints", r))
+        .map((r) => normalizeRow(WEBHOOK_ENDPOINTS, r))
         .filter((e) => (only ? e.endpoint_id === only : subscribesTo(e.events, type)));
       if (endpoints.length === 0) return { version: 0, events: [] };
       const payload: WebhookPayload = { type, timestamp: at.toISOString(), data };
@@ -331,21 +338,21 @@ async function endpointDeliveries(
   await ctx.ownEndpoint(orgId, endpointId);
   const rows = (
     await db.query(
-      `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE endpoint_id = $1 ` +
+      `SELECT ${selectList(WEBHOOK_DELIVERIES)} FROM proj_webhook_deliveries WHERE endpoint_id = $1 ` +
         `ORDER BY created_at DESC, message_id LIMIT $2`,
       [endpointId, limit],
     )
-  ).map((r) => normalizeRow("webhook_deliveries", r));
+  ).map((r) => normalizeRow(WEBHOOK_DELIVERIES, r));
   const attempts =
     rows.length === 0
       ? []
       : (
           await db.query(
-            `SELECT ${selectList("webhook_attempts")} FROM proj_webhook_attempts WHERE endpoint_id = $1 ` +
+            `SELECT ${selectList(WEBHOOK_ATTEMPTS)} FROM proj_webhook_attempts WHERE endpoint_id = $1 ` +
               `AND message_id = ANY($2) ORDER BY attempt, position`,
             [endpointId, rows.map((r) => r.message_id)],
           )
-        ).map((r) => normalizeRow("webhook_attempts", r));
+        ).map((r) => normalizeRow(WEBHOOK_ATTEMPTS, r));
   const byMessage = new Map<string, WebhookAttemptRow[]>();
   for (const a of attempts) byMessage.set(a.message_id, [...(byMessage.get(a.message_id) ?? []), a]);
   return rows.map((r) => ({
@@ -382,12 +389,12 @@ async function redeliver(
       `webhook endpoint ${endpointId} is disabled; create a new endpoint for a working receiver`,
     );
   const [raw] = await db.query(
-    `SELECT ${selectList("webhook_deliveries")} FROM proj_webhook_deliveries WHERE message_id = $1 AND ` +
+    `SELECT ${selectList(WEBHOOK_DELIVERIES)} FROM proj_webhook_deliveries WHERE message_id = $1 AND ` +
       `endpoint_id = $2`,
     [eventId, endpointId],
   );
   if (!raw) throw new Rejection("NOT_FOUND", `no delivery of event ${eventId} to webhook endpoint ${endpointId}`);
-  const delivery = normalizeRow("webhook_deliveries", raw);
+  const delivery = normalizeRow(WEBHOOK_DELIVERIES, raw);
   if (delivery.state === "pending")
     throw new Rejection("CONFLICT", `the delivery of ${eventId} is still under way; wait for it to end`);
   const stored = await runStreamCommand(db, clock, webhookDeliveryStream(eventId, endpointId), actor, async () => ({
@@ -454,11 +461,11 @@ export function createWebhooks(deps: WebhooksDeps) {
 
     async list(orgId: string): Promise<EndpointView[]> {
       const rows = await db.query(
-        `SELECT ${selectList("webhook_endpoints")} FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> ` +
+        `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE org_id = $1 AND state <> ` +
           "'deleted' ORDER BY created_at, endpoint_id",
         [orgId],
       );
-      return rows.map((r) => endpointView(normalizeRow("webhook_endpoints", r)));
+      return rows.map((r) => endpointView(normalizeRow(WEBHOOK_ENDPOINTS, r)));
     },
 
     async get(orgId: string, endpointId: string): Promise<EndpointView> {
