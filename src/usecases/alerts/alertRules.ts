@@ -20,7 +20,7 @@ export const MAX_ALERT_QUERY_CHARS = 1000;
 /** How many rows a run searches (and a creation seeds the seen-set from): the works a run can find at once. */
 export const ALERT_SEARCH_DEPTH = 200;
 /** How many new works one run delivers at most. */
-export const MAX_WORKS_PER_RUN = 50;
+const MAX_WORKS_PER_RUN = 50;
 
 /** An alert as its creator defined it, checked and normalized (as its events hold it). */
 export type AlertDefinition = AlertDefinitionData;
