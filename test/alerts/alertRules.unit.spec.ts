@@ -2,19 +2,16 @@
 // (DOI lower-cased across chunks and collections, else the collection's document id), what a run delivers, and how
 // the alert events project.
 import { describe, expect, it } from "vitest";
-import {
-  alertDefinitionOf,
-  selectRun,
-  workOf,
-  worksOf,
-  type AlertRequest,
-} from "../../src/usecases/alerts/alertRules.js";
+import { alertDefinitionOf, selectRun, worksOf, type AlertRequest } from "../../src/usecases/alerts/alertRules.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { project } from "../../projections/project.js";
 import { memoryReader, memoryTables } from "../../projections/replay.js";
 import type { DomainEvent, ProjectableEvent } from "../../src/domain/events.js";
 import type { AlertRow, AlertRunRow } from "../../projections/tables.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
+
+/** The work a row belongs to, as the seen-set keeps it. */
+const workOf = (row: Parameters<typeof worksOf>[0][number]) => worksOf([row])[0];
 
 function refusal(req: AlertRequest): { code: string; field: unknown; message: string } {
   try {

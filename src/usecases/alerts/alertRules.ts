@@ -98,7 +98,7 @@ export function alertDefinitionOf(req: AlertRequest): AlertDefinition {
  * A work's identity: its DOI lower-cased wherever it is held (`doi:10.1/x`), else its collection's document id
  * (`pubmed/123`); every chunk of it shares it. Stored as JSON text, so without the NUL the search's own key uses.
  */
-export function workOf(row: DocumentRow): string {
+function workOf(row: DocumentRow): string {
   const id = documentOf(row);
   return id.startsWith("doi\u0000") ? `doi:${id.slice(4)}` : id.replace("\u0000", "/");
 }
