@@ -27,7 +27,7 @@ import { openEmbedder } from "../src/app/composition.js";
 import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
 import { understandByRules } from "../src/reasoner/builtin/understanding.js";
 import type { Candidate } from "../src/reasoner/port.js";
-import { loadJournals } from "../src/filters/planner.js";
+import { loadJournalTable } from "../src/filters/planner.js";
 import { DEFAULT_MIN_STANDALONE_WORDS } from "../src/ingest/chunk.js";
 import { SPECIFIC_QUERIES, VAGUE_QUERIES } from "./clarificationQueries.js";
 
@@ -249,7 +249,7 @@ async function main(): Promise<void> {
     }
   }
   // the specific queries and the train claims through the understanding step itself (no search runs for them)
-  const vocabulary = new CatalogueVocabulary(await loadJournals(config.dataDir, config.dataRoot));
+  const vocabulary = new CatalogueVocabulary((await loadJournalTable(config.dataDir, config.dataRoot)).journals);
   const asks = (q: string) =>
     understandByRules({ query: q, callerFilters: null }, { vocabulary, now: new Date() }).clarification !== null;
   const specificAsked = SPECIFIC_QUERIES.filter(asks).length;

@@ -26,7 +26,7 @@ import { dirname, join } from "node:path";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../src/app/config.js";
-import { loadJournals } from "../src/filters/planner.js";
+import { loadJournalTable } from "../src/filters/planner.js";
 import { splitSentences } from "../src/ingest/sentences.js";
 import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
 import { planByRules } from "../src/reasoner/builtin/builtinReasoner.js";
@@ -150,7 +150,9 @@ async function collect(): Promise<FeatureCache> {
     const { queries: all, relevant } = await loadScifactJudgements(index.config.dataRoot);
     const claims = args.queries ? all.slice(0, Number(args.queries)) : all;
     const { corpus, evidence } = await evidenceSentences(index.config.dataRoot);
-    const vocabulary = new CatalogueVocabulary(await loadJournals(index.config.dataDir, index.config.dataRoot));
+    const vocabulary = new CatalogueVocabulary(
+      (await loadJournalTable(index.config.dataDir, index.config.dataRoot)).journals,
+    );
     const now = new Date();
     const collection = index.collection;
     const chunkVectors = async (candidates: readonly Candidate[]) => {

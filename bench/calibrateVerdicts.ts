@@ -21,7 +21,7 @@ import { dirname, join } from "node:path";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../src/app/config.js";
-import { loadJournals } from "../src/filters/planner.js";
+import { loadJournalTable } from "../src/filters/planner.js";
 import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
 import { planByRules } from "../src/reasoner/builtin/builtinReasoner.js";
 import { understandByRules } from "../src/reasoner/builtin/understanding.js";
@@ -171,7 +171,7 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
         })),
       ),
     ];
-    const vocabulary = new CatalogueVocabulary(await loadJournals(config.dataDir, config.dataRoot));
+    const vocabulary = new CatalogueVocabulary((await loadJournalTable(config.dataDir, config.dataRoot)).journals);
     const now = new Date();
     const labelCache = new Map<string, Map<string, boolean>>();
     const rows: Row[] = [];

@@ -6,9 +6,9 @@ import { Rejection } from "./rejection.js";
 /**
  * First path segments of the search API's fixed routes (/api/v1/search/{segment}): a collection so named would be
  * shadowed by the route (POST /api/v1/search/query is the cross-collection search, never a collection called "query").
- * test/collections/catalogueDecider.unit.spec.ts checks the search router's fixed routes against this list.
+ * test/collections/catalogueDecider.unit.spec.ts checks that the search router's fixed routes are refused as names.
  */
-export const RESERVED_COLLECTION_NAMES: readonly string[] = [
+const RESERVED_COLLECTION_NAMES: readonly string[] = [
   "collections",
   "query",
   "preview",

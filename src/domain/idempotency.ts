@@ -42,7 +42,7 @@ export function repeatOfKey(facts: { answerStored: boolean; run: KeyedRun }): Ke
 }
 
 /** How long a repeat waits before it asks again: about how long the operation's next step takes. */
-export const IN_PROGRESS_RETRY_AFTER_SECONDS: Record<KeyedOperation, number> = {
+const IN_PROGRESS_RETRY_AFTER_SECONDS: Record<KeyedOperation, number> = {
   preview: 1,
   "assisted search": 2,
 };

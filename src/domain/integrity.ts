@@ -81,6 +81,23 @@ export interface WorkEvidence {
   own: readonly IntegrityNotice[];
 }
 
+/** A row's work as the rule is asked about it: its DOI (lower-case) and PMID, where it carries them. */
+export interface WorkRef {
+  doi: string | null;
+  pmid: string | null;
+}
+
+/** The works' evidence for the rule: each one's DOI and the notices its source records carry (by DOI or PMID),
+ * merged from every holder of the work. */
+export function evidenceOf(works: readonly WorkRef[], notices: ReadonlyMap<string, IntegrityNotice[]>): WorkEvidence[] {
+  return works.map((w) => {
+    const own: IntegrityNotice[] = [];
+    for (const n of (w.doi && notices.get(`doi:${w.doi}`)) || []) addNotice(own, { ...n });
+    for (const n of (w.pmid && notices.get(`pmid:${w.pmid}`)) || []) addNotice(own, { ...n });
+    return { doi: w.doi, own };
+  });
+}
+
 /**
  * THE retraction rule: a work is retracted when its own source record flags it so (OpenAlex `is_retracted`, MEDLINE
  * "Retracted Publication" or a RetractionIn link, a source line's `"retracted": true`: a `retraction` notice of its
@@ -107,7 +124,7 @@ export function workIntegrity(work: WorkEvidence, lists: ListsInForce): Integrit
  * retraction, or a withdrawal, removal or retraction notice the rule does not count as retracting the work) gives
  * `corrected`. A reinstatement changes nothing by itself.
  */
-export function integrityOf(notices: readonly IntegrityNotice[], flaggedRetracted: boolean): Integrity {
+function integrityOf(notices: readonly IntegrityNotice[], flaggedRetracted: boolean): Integrity {
   const sorted = [...notices].sort(
     (a, b) =>
       (a.date ?? "").localeCompare(b.date ?? "") || a.type.localeCompare(b.type) || a.source.localeCompare(b.source),

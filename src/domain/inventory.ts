@@ -50,7 +50,7 @@ export interface CollectionInventory {
 }
 
 /** The most entries kept per collection; a larger inventory is truncated and says so. */
-export const MAX_INVENTORY_ENTRIES = 50_000;
+const MAX_INVENTORY_ENTRIES = 50_000;
 
 /** The fields of a document (or of any of its chunks) that decide its journal identity. */
 export interface JournalIdentityFields {

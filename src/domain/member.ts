@@ -6,7 +6,7 @@ import { Rejection } from "./rejection.js";
 import { COMMON_PASSWORDS } from "./commonPasswords.js";
 
 /** One use, seven days. */
-export const INVITE_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+const INVITE_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 export const PASSWORD_MIN_LENGTH = 12;
 /** scrypt's input stays small whatever a client sends */
 const PASSWORD_MAX_LENGTH = 200;

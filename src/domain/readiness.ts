@@ -9,7 +9,7 @@ import { Rejection } from "./rejection.js";
 export type CollectionState = "ready" | "ingesting" | "failed";
 
 /** How long a client is told to wait before asking again for a collection still ingesting (Retry-After). */
-export const INGESTING_RETRY_AFTER_SECONDS = 30;
+const INGESTING_RETRY_AFTER_SECONDS = 30;
 
 export interface CollectionReadiness {
   stateOf(collection: string): CollectionState;

@@ -86,7 +86,7 @@ export function signingVersions(
 }
 
 /** Stripe's schedule, about 3 days: 5 min, 30 min, 2 h, 5 h, 10 h, then every 12 h. */
-export const DEFAULT_RETRY_SECONDS = [300, 1800, 7200, 18000, 36000, 43200, 43200, 43200, 43200, 43200, 43200];
+const DEFAULT_RETRY_SECONDS = [300, 1800, 7200, 18000, 36000, 43200, 43200, 43200, 43200, 43200, 43200];
 
 /** WEBHOOK_RETRY_SECONDS: the waits between attempts, comma-separated seconds; empty: the default. */
 export function parseRetrySchedule(raw: string | undefined): number[] {

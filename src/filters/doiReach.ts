@@ -4,7 +4,7 @@ import { doiNotInCollectionWarning, type DoiWhereabouts, type FilterWarning } fr
 import type { CollectionCatalog } from "../domain/collectionDefinitions.js";
 
 /** The spec's cover: at most ten pinned DOIs are checked per request. */
-export const MAX_DOIS_CHECKED = 10;
+const MAX_DOIS_CHECKED = 10;
 
 /** How long the check may run beside the search; past it the warnings are omitted (the spec's best effort). */
 const DEFAULT_DOI_REACH_BUDGET_MS = 1_500;

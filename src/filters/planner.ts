@@ -33,11 +33,6 @@ export async function loadJournalTable(dataDir: string, dataRoot: string): Promi
   }
 }
 
-/** The rows of the data directory's journals table. */
-export async function loadJournals(dataDir: string, dataRoot: string) {
-  return (await loadJournalTable(dataDir, dataRoot)).journals;
-}
-
 /**
  * The one-ended bounds recomputed from the current snapshot when `journals bounds` wrote them, else the spec's
  * table: the spec's bounds "derive from a dataset snapshot and can move when refreshed".

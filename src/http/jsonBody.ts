@@ -11,7 +11,7 @@ import { findTextDefect } from "./requestText.js";
  * overflowed the stack there), and above what the filter language's own cap of 32 and/or/not levels needs (two JSON
  * levels each, inside the body and its `filters`), so a filter a little too deep is still named by the filter parser.
  */
-export const MAX_JSON_DEPTH = 100;
+const MAX_JSON_DEPTH = 100;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 

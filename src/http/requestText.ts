@@ -4,7 +4,7 @@ import type { Context, Next } from "koa";
 import { ApiError } from "../wire/errors.js";
 
 /** What is wrong with one piece of client text, or undefined when PostgreSQL can store it as sent. */
-export function textProblem(text: string): string | undefined {
+function textProblem(text: string): string | undefined {
   if (text.includes("\u0000")) return "contains the NUL character (U+0000), which no stored text may hold";
   // with the u flag a surrogate pair is one code point, so \p{Cs} matches only a surrogate without its partner
   if (/\p{Cs}/u.test(text)) return "contains a lone UTF-16 surrogate (half of a pair), which is not Unicode text";

@@ -30,7 +30,7 @@ const withImages = (figures: unknown): figures is Json[] =>
  * unlock; a sandbox row says `synthetic`; an assisted row keeps its sub-question (its relevance is the judge's
  * verdict).
  */
-export function compactRow(row: Json): Json {
+function compactRow(row: Json): Json {
   const metadata = (row.metadata && typeof row.metadata === "object" ? row.metadata : {}) as Json;
   const doi = text(metadata.doi);
   const pmid = text(metadata.pmid);

@@ -23,7 +23,7 @@ export interface MergedHit {
   relevance: number;
 }
 
-export const roundRelevance = (x: number): number => Math.round(Math.min(1, Math.max(0, x)) * 1000) / 1000;
+const roundRelevance = (x: number): number => Math.round(Math.min(1, Math.max(0, x)) * 1000) / 1000;
 
 /**
  * Merges per-collection hit lists into the best `limit` on the relevance scale (relevance.ts). Each list is already

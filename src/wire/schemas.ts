@@ -15,7 +15,7 @@ import {
 } from "../usecases/works/facetCounts.js";
 
 /** At most this many names in `collections` (the spec's limit). */
-export const MAX_COLLECTIONS = 5;
+const MAX_COLLECTIONS = 5;
 
 /**
  * The collections a search body names: exactly one of `collection` / `collections`, the other absent or null (422

@@ -2,20 +2,16 @@
 // (DOI lower-cased across chunks and collections, else the collection's document id), what a run delivers, and how
 // the alert events project.
 import { describe, expect, it } from "vitest";
-import {
-  alertDefinitionOf,
-  selectRun,
-  workOf,
-  worksOf,
-  MAX_WORKS_PER_RUN,
-  type AlertRequest,
-} from "../../src/usecases/alerts/alertRules.js";
+import { alertDefinitionOf, selectRun, worksOf, type AlertRequest } from "../../src/usecases/alerts/alertRules.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { project } from "../../projections/project.js";
 import { memoryReader, memoryTables } from "../../projections/replay.js";
 import type { DomainEvent, ProjectableEvent } from "../../src/domain/events.js";
 import type { AlertRow, AlertRunRow } from "../../src/usecases/alerts/alertTables.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
+
+/** The work a row belongs to, as the seen-set keeps it. */
+const workOf = (row: Parameters<typeof worksOf>[0][number]) => worksOf([row])[0];
 
 function refusal(req: AlertRequest): { code: string; field: unknown; message: string } {
   try {
@@ -152,6 +148,7 @@ describe("a run", () => {
   });
 
   it("delivers nothing when every work was seen, and at most a bounded number of works", () => {
+    const MAX_WORKS_PER_RUN = 50; // the works one run delivers at most
     const ranked = Array.from({ length: MAX_WORKS_PER_RUN + 5 }, (_, i) => row(`r${i}`, `d${i}`, 0.9));
     expect(
       selectRun(ranked, new Set(worksOf(ranked)), { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null })

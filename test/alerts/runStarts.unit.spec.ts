@@ -1,10 +1,10 @@
 // The runs an ingestion's commit starts: every active on_ingest alert watching the collection gets one run, named by
-// the alert and the ingestion; the starts go RUN_STARTS_IN_FLIGHT at a time instead of one round-trip after another
+// the alert and the ingestion; the starts go 32 at a time instead of one round-trip after another
 // (2,000 of them one by one took minutes and outlasted the activity's timeout), a retry's already-started runs are
 // skipped, and any other failure to start fails the step (its retry starts the rest).
 import { describe, expect, it } from "vitest";
 import { WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
-import { RUN_STARTS_IN_FLIGHT, runAfterIngestion, runQueryId } from "../../src/usecases/alerts/alertRuns.js";
+import { runAfterIngestion, runQueryId } from "../../src/usecases/alerts/alertRuns.js";
 import type { AlertsContext } from "../../src/usecases/alerts/alertsContext.js";
 
 const alertRow = (n: number, over: { collections?: string[]; schedule?: string } = {}) => ({
@@ -50,7 +50,7 @@ function contextOf(rows: ReturnType<typeof alertRow>[], startMs: number, fail?: 
 }
 
 describe("the runs an ingestion's commit starts", () => {
-  it("starts one run per watching alert, many at once but never more than RUN_STARTS_IN_FLIGHT", async () => {
+  it("starts one run per watching alert, many at once but never more than 32", async () => {
     const rows = Array.from({ length: 200 }, (_, n) => alertRow(n));
     rows.push(alertRow(900, { collections: ["elsewhere"] }));
     const { ctx, started, mostInFlight } = contextOf(rows, 5);
@@ -58,7 +58,7 @@ describe("the runs an ingestion's commit starts", () => {
     const queryIds = await runAfterIngestion(ctx, "reef-notes", "ing-1");
     // one after another 200 starts of 5 ms each would take a second
     expect(Date.now() - begun).toBeLessThan(600);
-    expect(mostInFlight()).toBe(RUN_STARTS_IN_FLIGHT);
+    expect(mostInFlight()).toBe(32);
     expect(queryIds).toEqual(rows.slice(0, 200).map((r) => runQueryId(r.alert_id, "ingestion:ing-1")));
     expect(new Set(started)).toEqual(new Set(queryIds.map((q) => `alert-run-${q}`)));
     expect(started).toHaveLength(200);

@@ -4,7 +4,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { judgeCandidates, matchedTermsOf } from "../../src/reasoner/builtin/judge.js";
+import { judgeCandidates } from "../../src/reasoner/builtin/judge.js";
+import { conceptText, matchedConcepts } from "../../src/reasoner/builtin/concepts.js";
 import { DEFAULT_VERDICT_SCALE } from "../../src/reasoner/builtin/verdictScale.js";
 import { questionOfClaim } from "../../bench/claimQuestions.js";
 import type { Candidate } from "../../src/reasoner/port.js";
@@ -209,10 +210,8 @@ describe("built-in judge on SciFact evidence", () => {
       title: "Vitamin D and falls",
       text: "Cholecalciferol supplementation lowered the rate of hip fractures among elderly women.",
     };
-    expect(matchedTermsOf(["vitamin D", "hip fracture", "older adults"], chunk)).toEqual([
-      "Vitamin D",
-      "hip fractures",
-      "elderly",
-    ]);
+    expect(
+      matchedConcepts(["vitamin D", "hip fracture", "older adults"], conceptText(chunk.title, chunk.text)),
+    ).toEqual(["Vitamin D", "hip fractures", "elderly"]);
   });
 });

@@ -4,7 +4,6 @@ import {
   assembleDiscovery,
   journalLookupOf,
   journalScope,
-  METRICS_NOTE,
   nextActionsFor,
   paymentCallout,
   publisherScope,
@@ -295,7 +294,8 @@ describe("the other scopes, actions, callout and text", () => {
       },
       basis,
     );
-    expect(d.metricsNote).toBe(`${basis} ${METRICS_NOTE}`);
+    expect(d.metricsNote!.startsWith(`${basis} hIndex: the h-index of the journal`)).toBe(true);
+    expect(d.metricsNote).toContain("it is not a proprietary Journal Impact Factor");
     expect(d.text).toContain(basis);
     expect(d.text).toContain("1. Beta, Pub B (h-index 80; ISSN 2222-2222)");
     expect(d.text).toContain("Reference: q1");

@@ -4,12 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  InventoryTally,
-  journalKey,
-  MAX_INVENTORY_ENTRIES,
-  type CollectionInventory,
-} from "../../src/domain/inventory.js";
+import { InventoryTally, journalKey, type CollectionInventory } from "../../src/domain/inventory.js";
 import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
 import type { ChunkRecord, SearchEngine } from "../../src/retrieval/port.js";
 import { pseudoRandomVector } from "../search/scifactFixture.js";
@@ -99,6 +94,7 @@ describe("InventoryTally", () => {
   });
 
   it("keeps the largest entries past the cap, says so and still counts every document", () => {
+    const MAX_INVENTORY_ENTRIES = 50_000; // the entries an inventory keeps
     const tally = new InventoryTally();
     for (let n = 0; n <= MAX_INVENTORY_ENTRIES; n++) tally.add({ journal: `Journal ${n}` });
     tally.add({ journal: "Journal 7" });

@@ -1,6 +1,6 @@
 // Which collections answer while the service ingests at start: the 503 a search gets, and the summary /readyz shows.
 import { describe, expect, it } from "vitest";
-import { createCollectionReadiness, INGESTING_RETRY_AFTER_SECONDS } from "../../src/domain/readiness.js";
+import { createCollectionReadiness } from "../../src/domain/readiness.js";
 import { Rejection } from "../../src/domain/rejection.js";
 
 function refusal(run: () => void): Rejection {
@@ -30,7 +30,7 @@ describe("collection readiness", () => {
     expect(refused.code).toBe("SERVICE_UNAVAILABLE");
     expect(refused.message).toMatch(/^collection "c" is still being ingested/);
     expect(refused.message).toContain("GET /readyz");
-    expect(refused.details).toEqual({ collections: ["c", "b"], retryAfterSeconds: INGESTING_RETRY_AFTER_SECONDS });
+    expect(refused.details).toEqual({ collections: ["c", "b"], retryAfterSeconds: 30 });
   });
 
   it("says so when a collection could not be ingested, and answers again once it is ready", () => {

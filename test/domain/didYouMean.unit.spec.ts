@@ -1,6 +1,10 @@
 // The one "did you mean" of every error that names a fix: which candidate is near enough to suggest, and when none is.
 import { describe, expect, it } from "vitest";
-import { didYouMean, nearestName } from "../../src/domain/didYouMean.js";
+import { didYouMean } from "../../src/domain/didYouMean.js";
+
+/** The name the message suggests, or undefined when it suggests none. */
+const nearestName = (...args: Parameters<typeof didYouMean>) =>
+  /^ Did you mean "(.*)"\?$/.exec(didYouMean(...args))?.[1];
 
 const COLLECTIONS = ["openalex-synergy", "openalex-open-access", "scifact", "clinical-digest", "biomedical"];
 

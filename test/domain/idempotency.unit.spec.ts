@@ -1,14 +1,7 @@
 // One key, one answer: what a repeat of an Idempotency-Key gets while the first request runs and after, for every
 // operation that takes a key, and the errors that say so (the right operation's name, Retry-After, the fix).
 import { describe, expect, it } from "vitest";
-import {
-  IN_PROGRESS_RETRY_AFTER_SECONDS,
-  keyInProgress,
-  keyRunGone,
-  keyRunUnknown,
-  repeatOfKey,
-  type KeyedRun,
-} from "../../src/domain/idempotency.js";
+import { keyInProgress, keyRunGone, keyRunUnknown, repeatOfKey, type KeyedRun } from "../../src/domain/idempotency.js";
 import { toApiError } from "../../src/wire/errors.js";
 
 const RUNS: KeyedRun[] = ["running", "ended", "unknown"];
@@ -30,15 +23,16 @@ describe("repeatOfKey", () => {
 
 describe("the answers of a repeat", () => {
   it("409 names the operation asked about and says when to retry, with the same key", () => {
-    for (const [operation, phrase] of [
-      ["preview", "a preview with this Idempotency-Key is still running"],
-      ["assisted search", "an assisted search with this Idempotency-Key is still running"],
+    for (const [operation, phrase, seconds] of [
+      ["preview", "a preview with this Idempotency-Key is still running", 1],
+      ["assisted search", "an assisted search with this Idempotency-Key is still running", 2],
     ] as const) {
       const err = toApiError(keyInProgress(operation))!;
       expect([err.status, err.code]).toEqual([409, "IDEMPOTENCY_KEY_IN_PROGRESS"]);
       expect(err.message).toContain(phrase);
       expect(err.message).toContain("same key");
-      expect(err.headers).toEqual({ "Retry-After": String(IN_PROGRESS_RETRY_AFTER_SECONDS[operation]) });
+      expect(err.message).toContain(`retry with the same key in ${seconds} s`);
+      expect(err.headers).toEqual({ "Retry-After": String(seconds) });
       expect(err.details).toBeUndefined();
     }
     expect(toApiError(keyInProgress("assisted search"))!.message).not.toContain("preview");

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import {
   addNotice,
+  evidenceOf,
   isRetractedWork,
   NO_LISTS,
   sourceNotice,
@@ -14,7 +15,6 @@ import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
 import { medlineCitationToDocument, medlineNotices, parseMedlineXml } from "../../src/ingest/medlineReader.js";
 import { isRetracted } from "../../src/ingest/pipelineRules.js";
 import { sourceOfFiles } from "../../src/ingest/retractionsInForce.js";
-import { evidenceOf } from "../../src/usecases/works/integrityRows.js";
 
 const lists = (retracted: string[], notices: Record<string, ReturnType<typeof sourceNotice>[]> = {}): ListsInForce => ({
   flagsRetracted: (doi) => retracted.includes(doi),

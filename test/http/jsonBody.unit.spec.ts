@@ -1,7 +1,7 @@
 // The JSON body parser on its own: nesting bounded before parsing, text PostgreSQL cannot store refused with its path.
 import { describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody } from "../../src/http/jsonBody.js";
-import { findTextDefect, textProblem } from "../../src/http/requestText.js";
+import { nestsDeeperThan, parseJsonBody } from "../../src/http/jsonBody.js";
+import { findTextDefect } from "../../src/http/requestText.js";
 import { ApiError } from "../../src/wire/errors.js";
 
 function refusal(raw: string): ApiError {
@@ -13,6 +13,9 @@ function refusal(raw: string): ApiError {
   }
   throw new Error(`accepted: ${raw.slice(0, 80)}`);
 }
+
+/** the deepest nesting a body may have */
+const MAX_JSON_DEPTH = 100;
 
 const nested = (depth: number, open: string, close: string, inner = "1") =>
   `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
@@ -51,6 +54,7 @@ describe("nesting depth", () => {
 
 describe("text the store cannot hold", () => {
   it("names NUL and lone surrogates and accepts paired surrogates and an escaped backslash-u0000", () => {
+    const textProblem = (text: string) => findTextDefect(text)?.problem;
     expect(textProblem("a\u0000b")).toMatch(/NUL/);
     expect(textProblem("\ud800")).toMatch(/surrogate/);
     expect(textProblem("x\udc00")).toMatch(/surrogate/);

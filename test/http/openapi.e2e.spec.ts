@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { startTestService, httpClient, operatorSteps, type TestService } from "../support/testService.js";
 import { appRoutes } from "../../src/http/app.js";
 import { buildOpenApiDocument } from "../../src/http/openApiDocument.js";
-import { routeCoverage } from "../../src/http/openapi/routedOperations.js";
+import { routeCoverage } from "../support/routeCoverage.js";
 import * as responses from "../../src/http/openapi/responses.js";
 import * as operator from "../../src/http/openapi/operatorResponses.js";
 

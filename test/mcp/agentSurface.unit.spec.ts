@@ -4,10 +4,13 @@
 import { describe, expect, it } from "vitest";
 import { buildCatalog, type MetaCollection, type PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import type { AuthContext } from "../../src/usecases/auth/context.js";
-import { compactRow, withRowShape } from "../../src/mcp/compactRows.js";
+import { withRowShape } from "../../src/mcp/compactRows.js";
 import { leanSchema, toolSchemasOf } from "../../src/mcp/toolSchemas.js";
 import { takeFullMetadata, type McpDeps } from "../../src/mcp/toolKit.js";
 import { toolsFor } from "../../src/mcp/tools.js";
+
+/** One row as a compact answer gives it. */
+const compactRow = (row: Record<string, unknown>) => withRowShape({ results: [row] }, false).results[0];
 
 describe("leanSchema", () => {
   it("keeps what says what to send; drops prose, lengths, null branches, defaults, nested types, required", () => {

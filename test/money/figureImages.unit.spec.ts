@@ -4,7 +4,6 @@ import {
   renderPlannedImages,
   metadataWithFigures,
   responseFigures,
-  MAX_IMAGES_PER_CALL,
 } from "../../src/usecases/figures/figureImages.js";
 import type { CachedRow } from "../../src/domain/resultRow.js";
 
@@ -41,7 +40,7 @@ describe("figure image budget", () => {
     expect([...plan.keys()]).toEqual(["c", "a"]);
     expect(plan.get("c")).toHaveLength(30);
     expect(plan.get("a")).toHaveLength(20);
-    expect([...plan.values()].reduce((s, f) => s + f.length, 0)).toBe(MAX_IMAGES_PER_CALL);
+    expect([...plan.values()].reduce((s, f) => s + f.length, 0)).toBe(50);
   });
 
   it("never spends the budget on locked rows, and without priorities follows result order", () => {

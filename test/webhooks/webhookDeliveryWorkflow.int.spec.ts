@@ -7,11 +7,13 @@ import type { TestWorkflowEnvironment } from "@temporalio/testing";
 import { startTimeSkippingEnv } from "../support/timeSkipping.js";
 import { workflowBundle } from "../../src/app/temporalWorker.js";
 import { webhookDeliveryWorkflow } from "../../workflows/webhookDelivery.js";
-import { DEFAULT_RETRY_SECONDS } from "../../src/domain/webhooks.js";
+import { parseRetrySchedule } from "../../src/domain/webhooks.js";
 import { deliveryTaskQueueOf } from "../../workflows/shared.js";
 import type { AttemptVerdict, EndDeliveryInput, WebhookDeliveryInput } from "../../workflows/webhookTypes.js";
 
 const TASK_QUEUE = "webhook-delivery-time-skipping";
+/** the schedule the service runs when WEBHOOK_RETRY_SECONDS is unset */
+const DEFAULT_SCHEDULE = parseRetrySchedule(undefined);
 let env: TestWorkflowEnvironment;
 
 beforeAll(async () => {
@@ -52,7 +54,7 @@ async function deliver(verdicts: AttemptVerdict[], id: string) {
     orgId: "org",
     messageId: `msg_${id}`,
     endpointId: "we_x",
-    retrySeconds: DEFAULT_RETRY_SECONDS,
+    retrySeconds: DEFAULT_SCHEDULE,
     firstAttempt: 1,
     round: 0,
   };
@@ -73,7 +75,7 @@ describe("the webhook delivery workflow", () => {
     const { outcome, attempts, ends } = await deliver([], "down");
     expect(outcome).toBe("failed");
     expect(attempts.map((a) => a.attempt)).toEqual(
-      Array.from({ length: DEFAULT_RETRY_SECONDS.length + 1 }, (_, i) => i + 1),
+      Array.from({ length: DEFAULT_SCHEDULE.length + 1 }, (_, i) => i + 1),
     );
     expect(attempts.at(-1)!.at - attempts[0]!.at).toBeGreaterThanOrEqual(24 * 3600 * 1000);
     expect(ends.map((e) => e.outcome)).toEqual(["failed"]);

@@ -131,9 +131,6 @@ const LISTS: Record<string, (value: unknown) => string> = {
     ]),
 };
 
-/** The list commands that print tables (and JSON with --json). */
-export const LIST_COMMANDS = Object.keys(LISTS);
-
 /** A list command's answer as its table, or as the operator API's JSON with `json`. */
 export function printList(command: string, value: unknown, json: boolean): string {
   const table = LISTS[command];

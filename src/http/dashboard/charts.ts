@@ -27,7 +27,7 @@ const H = 240;
 const PAD = { left: 64, right: 12, top: 14, bottom: 34 };
 
 /** A round top for the y axis at or above `max` (1, 2 or 5 times a power of ten). */
-export function niceCeiling(max: number): number {
+function niceCeiling(max: number): number {
   if (!(max > 0)) return 1;
   const power = 10 ** Math.floor(Math.log10(max));
   for (const step of [1, 2, 5, 10]) if (step * power >= max) return step * power;

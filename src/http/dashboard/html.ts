@@ -11,7 +11,7 @@ export class Html {
 
 export type HtmlValue = Html | string | number | bigint | boolean | null | undefined | readonly HtmlValue[];
 
-export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 function render(value: HtmlValue): string {
   if (value instanceof Html) return value.text;
@@ -27,6 +27,3 @@ export function html(strings: TemplateStringsArray, ...values: HtmlValue[]): Htm
   });
   return new Html(out);
 }
-
-/** Markup this module's callers built from constants (an SVG path, say); never pass request data. */
-export const trusted = (markup: string): Html => new Html(markup);

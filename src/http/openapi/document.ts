@@ -21,11 +21,6 @@ const withoutSafeIntegerBounds = ({ jsonSchema }: { jsonSchema: Json }) => {
   if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
 };
 
-/** The JSON Schema of one request schema as a client sends it (`io: 'input'`: a field with a default is optional). */
-export function requestJsonSchema(schema: z.ZodType): Json {
-  return withoutDialect(z.toJSONSchema(schema, { io: "input", override: withoutSafeIntegerBounds }) as Json);
-}
-
 function withoutDialect(schema: Json): Json {
   const { $schema: _dialect, $id: _id, ...rest } = schema;
   return rest;

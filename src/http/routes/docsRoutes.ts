@@ -9,7 +9,7 @@ import { ApiError } from "../../wire/errors.js";
 const require = createRequire(import.meta.url);
 
 /** The page allows nothing but its own origin (data: images are Swagger UI's inline icons in its stylesheet). */
-export const DOCS_CONTENT_SECURITY_POLICY =
+const DOCS_CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src " +
   "'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 

@@ -121,7 +121,7 @@ function surfaceIn(text: string, phrase: string): string | null {
  * British and American spellings read alike ("behaviour", "behavior"; "haemophilia", "hemophilia"; "randomised",
  * "randomized"), on both sides of a match.
  */
-export function spellingKey(text: string): string {
+function spellingKey(text: string): string {
   return text
     .toLowerCase()
     .replace(/(\p{L}{3,})our\b/gu, "$1or")

@@ -266,14 +266,6 @@ function quote(sentence: string): string {
 }
 
 /**
- * The request's entities the chunk names, as the chunk writes them: each entity whole, or the concept it names
- * ("vitamin D" of "vitamin D supplementation"), or a synonym; never a fragment of either (concepts.ts).
- */
-export function matchedTermsOf(entities: readonly string[], candidate: Pick<Candidate, "text" | "title">): string[] {
-  return matchedConcepts(entities, conceptText(candidate.title, candidate.text));
-}
-
-/**
  * One sentence quoting only what the row carries: a sentence of its text, or its title named as the title (the title
  * is the row's `metadata.title`, not part of its `text`).
  */

@@ -265,7 +265,7 @@ async function writeOnSnapshot(
 }
 
 /** After a batch found the log moved under its snapshot, how many batches go straight to a fresh transaction. */
-export const FRESH_BATCHES_AFTER_CONFLICT = 16;
+const FRESH_BATCHES_AFTER_CONFLICT = 16;
 
 /**
  * Whether the next batch tries the snapshot (one statement) first: it has one and the last tries did not keep losing to

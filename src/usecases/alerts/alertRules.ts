@@ -20,7 +20,7 @@ export const MAX_ALERT_QUERY_CHARS = 1000;
 /** How many rows a run searches (and a creation seeds the seen-set from): the works a run can find at once. */
 export const ALERT_SEARCH_DEPTH = 200;
 /** How many new works one run delivers at most. */
-export const MAX_WORKS_PER_RUN = 50;
+const MAX_WORKS_PER_RUN = 50;
 
 /** An alert as its creator defined it, checked and normalized (as its events hold it). */
 export type AlertDefinition = AlertDefinitionData;
@@ -98,7 +98,7 @@ export function alertDefinitionOf(req: AlertRequest): AlertDefinition {
  * A work's identity: its DOI lower-cased wherever it is held (`doi:10.1/x`), else its collection's document id
  * (`pubmed/123`); every chunk of it shares it. Stored as JSON text, so without the NUL the search's own key uses.
  */
-export function workOf(row: DocumentRow): string {
+function workOf(row: DocumentRow): string {
   const id = documentOf(row);
   return id.startsWith("doi\u0000") ? `doi:${id.slice(4)}` : id.replace("\u0000", "/");
 }

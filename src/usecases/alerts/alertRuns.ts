@@ -61,7 +61,7 @@ function workSummary(row: CachedRow): Record<string, unknown> {
  * another 2,000 of them took minutes (and outlasted the activity's timeout); 32 at a time keep Temporal's frontend busy
  * without flooding it.
  */
-export const RUN_STARTS_IN_FLIGHT = 32;
+const RUN_STARTS_IN_FLIGHT = 32;
 
 /**
  * After an ingestion committed added or changed documents in `collection`: one run of every active on_ingest

@@ -68,7 +68,7 @@ export interface Discovery {
 }
 
 /** How to read the metrics; the metrics note opens with the table's basis sentence (metricsBasisSentence) before it. */
-export const METRICS_NOTE =
+const METRICS_NOTE =
   "hIndex: the h-index of the journal over the works in our citation dataset. impactFactor: computed by this " +
   "service from an open citation dataset with the JIF formula (citations received in the year by everything " +
   "the journal published in the two previous years, divided by its articles and reviews of those years); it is " +

@@ -11,7 +11,7 @@ interface FigureRow {
   metadata: ChunkMetadata;
 }
 
-export const MAX_IMAGES_PER_CALL = 50;
+const MAX_IMAGES_PER_CALL = 50;
 
 export interface ImageOptions {
   maxWidth: number;

@@ -54,7 +54,7 @@ export function exportWorks(format: ExportFormat, works: readonly ExportWork[]):
  * A name as family and given parts: "Last, First" or "First Middle Last"; one word, a group, or a name holding the word
  * "and" (which BibTeX would read as two people) stays whole.
  */
-export function nameParts(name: string): { family: string; given?: string } {
+function nameParts(name: string): { family: string; given?: string } {
   const n = name.trim().replace(/\s+/g, " ");
   if (/(^|\s)and(\s|$)/i.test(n)) return { family: n };
   const comma = n.indexOf(",");
@@ -105,7 +105,7 @@ const TRANSLITERATION: Record<string, string> = {
 };
 
 /** A name as the ASCII letters and digits of an entry key: "Jørgensen" → "jorgensen", "Müller" → "muller". */
-export function asciiKeyPart(text: string): string {
+function asciiKeyPart(text: string): string {
   return text
     .replace(/[\u0080-\uffff]/g, (c) => TRANSLITERATION[c] ?? c)
     .normalize("NFKD")
@@ -128,7 +128,7 @@ function entryKey(w: ExportWork, used: Set<string>): string {
 }
 
 /** What the update lists say of a work, as a sentence for a note; null when they say nothing. */
-export function integrityNote(integrity: Integrity | null): string | null {
+function integrityNote(integrity: Integrity | null): string | null {
   if (!integrity || integrity.status === "none") return null;
   const status = integrity.status.replace(/_/g, " ");
   const notices = integrity.notices.map(

@@ -114,7 +114,7 @@ const codeUnitOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 
  * Count desc, then value asc, then id asc (none first), in code-unit order (the same on every machine, whatever its
  * locale): two people of one name are two buckets, ordered by their ids.
  */
-export function compareBuckets(a: FacetBucket, b: FacetBucket): number {
+function compareBuckets(a: FacetBucket, b: FacetBucket): number {
   return b.count - a.count || codeUnitOrder(a.value, b.value) || codeUnitOrder(a.id ?? "", b.id ?? "");
 }
 

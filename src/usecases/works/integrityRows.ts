@@ -2,18 +2,12 @@
 // the one retraction rule (src/domain/integrity.ts) from the works' own source records and the update lists in force
 // when it is given: rows are kept without it, so a list loaded later changes what a re-fetch shows at once. Wraps the
 // use cases in the composition root; what they store is unchanged.
-import { addNotice, type Integrity, type IntegrityNotice, type WorkEvidence } from "../../domain/integrity.js";
+import { addNotice, evidenceOf, type Integrity, type IntegrityNotice, type WorkRef } from "../../domain/integrity.js";
 import type { Queryable } from "../../eventstore/db.js";
 import type { LiveRetractions } from "../../ingest/liveRetractions.js";
 import type { SearchService } from "../search/searchService.js";
 import type { Unlock } from "../unlock/unlock.js";
 import type { AssistedSearch } from "../assisted/assistedSearch.js";
-
-/** A row's work as the rule is asked about it: its DOI (lower-case) and PMID, where it carries them. */
-export interface WorkRef {
-  doi: string | null;
-  pmid: string | null;
-}
 
 /** Each work's integrity, in the order given. */
 export type IntegrityOf = (works: readonly WorkRef[]) => Promise<Integrity[]>;
@@ -51,16 +45,6 @@ async function sourceNoticesOf(
     }
   }
   return found;
-}
-
-/** The works' evidence for the rule: each one's DOI and the notices its source records carry (by DOI or PMID). */
-export function evidenceOf(works: readonly WorkRef[], notices: ReadonlyMap<string, IntegrityNotice[]>): WorkEvidence[] {
-  return works.map((w) => {
-    const own: IntegrityNotice[] = [];
-    for (const n of (w.doi && notices.get(`doi:${w.doi}`)) || []) addNotice(own, { ...n });
-    for (const n of (w.pmid && notices.get(`pmid:${w.pmid}`)) || []) addNotice(own, { ...n });
-    return { doi: w.doi, own };
-  });
 }
 
 /** IntegrityOf over the works table (the engine's indexes) and the lists in force. */
