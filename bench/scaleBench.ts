@@ -55,7 +55,10 @@ export const scaleReportSchema = z
      * run's
      */
     indexReused: z.boolean(),
-    /** OpenSearch: the force-merge after indexing (null when not asked for) */
+    /**
+     * OpenSearch: the merge into one segment, part of indexSeconds when commit ran it after a fresh load, else the
+     * --max-segments force-merge (null when neither ran)
+     */
     forceMergeSeconds: z.number().nonnegative().nullable(),
     /** Lucene segments of the OpenSearch index as searched (null on the embedded engine) */
     segments: z.number().int().nonnegative().nullable(),
@@ -323,9 +326,13 @@ export async function indexGenerated(
   source: ScaleSource,
   chunks: number,
   reference: ExactTopTen,
-): Promise<void> {
+  hooks: LoadHooks = {},
+): Promise<number | null> {
   const next = generator(chunks);
   let batch: ChunkRecord[] = [];
+  const inFlight = new Set<Promise<void>>();
+  const most = engine?.kind === "opensearch" ? LOAD_IN_FLIGHT : 1;
+  const loadStarted = performance.now();
   for (let ordinal = 0; ordinal < chunks; ordinal++) {
     const chunk = generatedChunk(
       source.sources[ordinal % source.sources.length]!,
@@ -337,18 +344,38 @@ export async function indexGenerated(
     if (!engine) continue;
     batch.push(chunk);
     if (batch.length === BATCH || ordinal === chunks - 1) {
-      await engine.indexChunks(SCALE_INDEX, batch);
+      while (inFlight.size >= most) await Promise.race(inFlight);
+      const call: Promise<void> = engine.indexChunks(SCALE_INDEX, batch).then(() => void inFlight.delete(call));
+      inFlight.add(call);
       batch = [];
     }
     if ((ordinal + 1) % PROGRESS_EVERY === 0) {
-      if (engine.kind === "embedded" && ordinal !== chunks - 1) await engine.commit(SCALE_INDEX);
-      console.error(`[scale] ${engine.kind}: ${ordinal + 1}/${chunks} chunks indexed`);
+      if (engine.kind === "embedded" && ordinal !== chunks - 1) {
+        await Promise.all(inFlight);
+        await engine.commit(SCALE_INDEX);
+      }
+      console.error(
+        `[scale] ${engine.kind}: ${ordinal + 1}/${chunks} chunks indexed ` +
+          `(${round1((performance.now() - loadStarted) / 1000)} s)`,
+      );
     }
   }
-  if (!engine) return;
+  if (!engine) return null;
+  await Promise.all(inFlight);
+  await hooks.beforeCommit?.();
   const started = performance.now();
   await engine.commit(SCALE_INDEX);
-  console.error(`[scale] ${engine.kind}: committed in ${round1((performance.now() - started) / 1000)} s`);
+  const commitSeconds = round1((performance.now() - started) / 1000);
+  console.error(`[scale] ${engine.kind}: committed in ${commitSeconds} s`);
+  return commitSeconds;
+}
+
+/** bulk calls in flight while loading OpenSearch: one a core indexes (and grows its segment's graph) meanwhile */
+const LOAD_IN_FLIGHT = 2;
+
+export interface LoadHooks {
+  /** after the last chunk is written, before the commit (which merges a k-NN index's segments into one) */
+  beforeCommit?: () => Promise<void>;
 }
 
 /** The six searches of each query, in this order. */
@@ -579,6 +606,33 @@ async function forceMerge(url: string, index: string, maxSegments: number): Prom
   }
 }
 
+/**
+ * The index's settings while the generated chunks load. The k-NN plugin's `index.knn.advanced.approximate_threshold`
+ * (-1: no graph while loading) does not apply here: the plugin (2.19.1) reads it only for its native engines (faiss,
+ * nmslib: BasePerFieldKnnVectorsFormat hands it to NativeEngines990KnnVectorsFormat), and the Lucene engine, the one
+ * provisioned, grows each segment's HNSW graph as it indexes whatever the setting. What costs the load is merging:
+ * each merge of k-NN segments re-inserts all but the largest segment's vectors into its graph, so the merge policy's
+ * cascade of merges (tens of segments merged into larger ones, those again) built the graph several times over. While
+ * loading, the merge policy lets up to LOADING_SEGMENTS_PER_TIER segments stand (none are merged), and the translog is
+ * fsynced every 5 s rather than every bulk request; once loaded, both go back to the index's defaults and commit's
+ * force-merge builds the one graph once (its largest segment's graph plus every other vector).
+ */
+const LOADING_SEGMENTS_PER_TIER = 1000;
+const LOADING_SETTINGS = {
+  translog: { durability: "async" },
+  merge: { policy: { segments_per_tier: LOADING_SEGMENTS_PER_TIER } },
+};
+const LOADED_SETTINGS = { translog: { durability: "request" }, merge: { policy: { segments_per_tier: null } } };
+
+async function putIndexSettings(url: string, settings: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${url}/scale-${SCALE_INDEX}/_settings`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ index: settings }),
+  });
+  if (!response.ok) throw new Error(`PUT _settings answered ${response.status}: ${await response.text()}`);
+}
+
 export interface OpenSearchRunOptions {
   workDir: string;
   /** 'auto': the provisioned node (k-NN when its plugin is there); 'exact': a node started without the plugin's jars */
@@ -660,9 +714,24 @@ export async function runOpenSearch(
       const started = performance.now();
       await engine.ensureIndex(SCALE_INDEX, source.dims);
       const reference = new ExactTopTen(source.vectors, source.dims);
-      await indexGenerated(engine, source, chunks, reference);
+      const url = node!.url;
+      await putIndexSettings(url, LOADING_SETTINGS);
+      const commitSeconds = await indexGenerated(engine, source, chunks, reference, {
+        beforeCommit: async () => {
+          const refreshed = await fetch(`${url}/scale-${SCALE_INDEX}/_refresh`, { method: "POST" });
+          if (!refreshed.ok) throw new Error(`refresh after loading answered ${refreshed.status}`);
+          console.error(`[scale] opensearch: loaded as ${await segmentCount(url, `scale-${SCALE_INDEX}`)} segments`);
+          await putIndexSettings(url, LOADED_SETTINGS);
+        },
+      });
       const indexSeconds = round1((performance.now() - started) / 1000);
-      build = { chunks, source: source.name, indexSeconds, forceMergeSeconds: null, exact: reference.result() };
+      build = {
+        chunks,
+        source: source.name,
+        indexSeconds,
+        forceMergeSeconds: commitSeconds,
+        exact: reference.result(),
+      };
       if (options.keep) writeFileSync(builtFile, JSON.stringify(build));
     }
     // also on a kept index: measure it as indexed first, then again merged
