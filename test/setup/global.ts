@@ -1,7 +1,7 @@
 // Vitest globalSetup: starts the real Temporal dev server, PostgreSQL server and OpenSearch node once per run
 // (TEST_COMPONENTS picks which; none for the unit tier alone) and provides their addresses.
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startOpenSearchNode } from "../../src/infra/opensearchNode.js";
@@ -108,6 +108,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
  */
 const RUNTIME_DROPPINGS = /^(mat-debug-\d+\.log|\.ses)$/;
 
+/** tsx's folder (its compile cache and IPC sockets) in the temp folder: `tsx-` and the effective user id. */
+const TSX_CACHE = `tsx-${process.geteuid?.() ?? userInfo().username}`;
+
 /**
  * A temp folder of the run's own (TMPDIR from here on, for the test workers and what they start); the returned
  * teardown removes it, naming what the tests left there: `strict` fails the run on any. KEEP_TEST_DATA=1 keeps it.
@@ -116,6 +119,11 @@ function privateTempFolder(tier: string, strict: boolean): () => Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "litsearch-tmp-"));
   // PostgreSQL servers that tests start on folders made here run as their own account when we are root
   chmodSync(dir, 0o755);
+  // the processes tests start with `node --import tsx` keep their compile cache in the system's temp folder, shared
+  // between runs: a new one each run would compile src/ again in every such process
+  const shared = join(tmpdir(), TSX_CACHE);
+  mkdirSync(shared, { recursive: true });
+  symlinkSync(shared, join(dir, TSX_CACHE));
   process.env.TMPDIR = dir;
   const keep = process.env.KEEP_TEST_DATA === "1";
   const remove = (): void => {
@@ -123,7 +131,7 @@ function privateTempFolder(tier: string, strict: boolean): () => Promise<void> {
   };
   process.once("exit", remove); // Ctrl-C or a crash skips the teardown
   return async () => {
-    const left = readdirSync(dir).filter((name) => !RUNTIME_DROPPINGS.test(name));
+    const left = readdirSync(dir).filter((name) => name !== TSX_CACHE && !RUNTIME_DROPPINGS.test(name));
     if (keep) console.warn(`[temp folder] KEEP_TEST_DATA=1: the ${tier} tests' temp folder is kept: ${dir}`);
     remove();
     if (left.length === 0) return;
