@@ -4,7 +4,7 @@
 // one killed in the middle of an alert run's delivery; a call that waits past its bound, or finds Temporal unreachable,
 // is 503 with nothing charged, ever; a caller
 // that hung up before its answer was written is refunded after the delivery wait, one that read it keeps the charge.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   httpClient,
@@ -13,10 +13,9 @@ import {
   startTestService,
   type TestService,
 } from "../support/testService.js";
-import { createPostgresDatabase } from "../support/stores.js";
+import { killed, startScaledService, type ScaledService } from "../support/scaledService.js";
 import { requireComponent } from "../setup/components.js";
 import { startTcpProxy, type TcpProxy } from "../retrieval/tcpProxy.js";
-import { REPO_ROOT } from "../../src/app/config.js";
 import { parseCredits } from "../../src/domain/money.js";
 import { assistedWorkflowId } from "../../src/usecases/assisted/assistedContext.js";
 import { progressQuery } from "../../workflows/assistedTypes.js";
@@ -32,60 +31,30 @@ beforeAll(async () => {
   dataRoot = await sliceDataRoot();
 }, 120_000);
 
-/** src/app/worker.ts in its own process, on the service's data, store and Temporal. */
-function spawnWorker(svc: TestService, databaseUrl: string, faults: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/app/worker.ts"], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      DATA_DIR: svc.dataDir,
-      DATA_ROOT: dataRoot,
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: svc.runtime.temporal.address,
-      ADMIN_TOKEN: svc.adminToken,
-      LOG_LEVEL: "warn",
-      INGEST_DEMO: "0",
-      WEBHOOK_ALLOW_PRIVATE_URLS: "1",
-      ...faults,
-    },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  return child;
-}
-
-async function killed(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGKILL");
-  await exited;
-}
-
 describe("assisted search with a separate worker that dies", () => {
   let svc: TestService;
-  let databaseUrl: string;
+  let scaled: ScaledService | undefined;
+  const spawnWorker = (faults: Record<string, string> = {}) => scaled!.spawnWorker(faults);
   let call: ReturnType<typeof httpClient>;
   let ops: ReturnType<typeof operatorSteps>;
   const workers: ChildProcess[] = [];
 
   beforeAll(async () => {
-    databaseUrl = await createPostgresDatabase();
     // the API process runs no worker: every run is the child processes'
     // the call's bound is not what these tests are about: a loaded machine may take a minute to start a worker and
     // retry the lost step, so the call waits long enough to see the run through
     // a charged answer waits 20 s (not 15 min) for proof that it was delivered
-    svc = await startTestService({
+    scaled = await startScaledService({
       dataRoot,
-      store: "postgres",
-      databaseUrl,
-      worker: false,
+      workerEnv: { WEBHOOK_ALLOW_PRIVATE_URLS: "1" },
       env: { ASSISTED_WAIT_SECONDS: "400", ASSISTED_DELIVERY_WAIT_SECONDS: "20", WEBHOOK_ALLOW_PRIVATE_URLS: "1" },
     });
+    svc = scaled.svc;
     call = httpClient(svc.baseUrl);
     ops = operatorSteps(call, svc.adminToken);
   }, 600_000);
   afterAll(async () => {
-    for (const w of workers) await killed(w);
-    await svc?.close();
+    await scaled?.close();
   });
 
   /** Starts the call, waits until the run reaches `phase` on the faulty worker, kills it, starts a healthy one. */
@@ -93,7 +62,7 @@ describe("assisted search with a separate worker that dies", () => {
     const org = await ops.newOrg({}, "10.00");
     const { key, id: keyId } = await ops.newKey(org.id);
     const before = parseCredits(await ops.balanceOf(org.id))!;
-    const faulty = spawnWorker(svc, databaseUrl, faults);
+    const faulty = spawnWorker(faults);
     workers.push(faulty);
     const pending = call("POST", "/api/v1/search/assisted", {
       key,
@@ -134,7 +103,7 @@ describe("assisted search with a separate worker that dies", () => {
       await sleep(300);
     }
     await killed(faulty);
-    workers.push(spawnWorker(svc, databaseUrl));
+    workers.push(spawnWorker());
     const res = await pending;
     // no worker outlives its test: the next one starts from a faulty worker alone
     for (const w of workers) await killed(w);
@@ -153,7 +122,7 @@ describe("assisted search with a separate worker that dies", () => {
    * is recorded): the one that sent it is killed there, the other (already polling) sends it again.
    */
   async function faultyDeliveryPair(): Promise<ChildProcess[]> {
-    const pair = [0, 1].map(() => spawnWorker(svc, databaseUrl, { FAULT_WEBHOOK_AFTER_SEND_DELAY_MS: "60000" }));
+    const pair = [0, 1].map(() => spawnWorker({ FAULT_WEBHOOK_AFTER_SEND_DELAY_MS: "60000" }));
     workers.push(...pair);
     const pids = pair.map((w) => String(w.pid));
     for (let i = 0; i < 1200; i++) {
@@ -350,7 +319,7 @@ describe("assisted search with a separate worker that dies", () => {
 
   it("a caller gone after the charge is refunded after the wait; one that read its answer pays", async () => {
     // the worker pauses 2 s after each charge commits, before the run reports it: the window in which a caller hangs up
-    const worker = spawnWorker(svc, databaseUrl, { FAULT_AFTER_CHARGE_DELAY_MS: "2000" });
+    const worker = spawnWorker({ FAULT_AFTER_CHARGE_DELAY_MS: "2000" });
     workers.push(worker);
     const org = await ops.newOrg({}, "10.00");
     const { key } = await ops.newKey(org.id);

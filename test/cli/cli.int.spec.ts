@@ -1,11 +1,13 @@
 // The operator CLI against its own embedded store (no server running): the same operations as the admin API, and a
 // store that does not exist created only on --init.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/app/config.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 function cli(dataDir: string, ...args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: "" };
@@ -17,7 +19,7 @@ function cli(dataDir: string, ...args: string[]) {
 
 describe("litsearch CLI", () => {
   it("creates an organization, credits it, keys it, shows the ledger as CSV, replays and verifies", () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "litsearch-cli-"));
+    const dataDir = tempDir("litsearch-cli-");
     const org = cli(dataDir, "org", "create", "--name", "CLI lab", "--daily", "7", "--init");
     expect(org.code).toBe(0);
     const { id, limits } = JSON.parse(org.out) as { id: string; limits: { daily: number } };
@@ -65,7 +67,7 @@ describe("litsearch CLI", () => {
 
 describe("litsearch CLI without a store", () => {
   it("refuses to create one unless told (--init), naming where it looked and what to do, and writes nothing", () => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), "litsearch-cli-none-")), "data");
+    const dataDir = join(tempDir("litsearch-cli-none-"), "data");
     for (const args of [
       ["org", "create", "--name", "Lost lab"],
       ["org", "list"],

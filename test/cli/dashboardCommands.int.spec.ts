@@ -1,11 +1,11 @@
 // The CLI's dashboard commands against its own embedded store: a key's spending cap set and cleared, and an invite
 // link for a member, each an event with the operator as actor, replaying equal.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/app/config.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 function cli(dataDir: string, ...args: string[]) {
   const res = spawnSync(process.execPath, ["bin/litsearch.mjs", ...args], {
@@ -18,7 +18,7 @@ function cli(dataDir: string, ...args: string[]) {
 
 describe("litsearch CLI: caps and invites", () => {
   it("sets and clears a spending cap, and prints an invite link under PUBLIC_URL", () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "litsearch-cli-dash-"));
+    const dataDir = tempDir("litsearch-cli-dash-");
     const org = JSON.parse(cli(dataDir, "org", "create", "--name", "Cap lab", "--init").out) as { id: string };
     const key = JSON.parse(cli(dataDir, "key", "create", org.id, "--mode", "live", "--spending-cap", "1.00").out) as {
       id: string;
@@ -81,7 +81,7 @@ describe("litsearch CLI: caps and invites", () => {
   }, 400_000);
 
   it("creates a key with a name, which key show prints (a key without one shows null)", () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "litsearch-cli-name-"));
+    const dataDir = tempDir("litsearch-cli-name-");
     const org = JSON.parse(cli(dataDir, "org", "create", "--name", "Name lab", "--init").out) as { id: string };
     const named = cli(dataDir, "key", "create", org.id, "--mode", "test", "--name", "CI smoke tests");
     expect(named.code, named.err).toBe(0);

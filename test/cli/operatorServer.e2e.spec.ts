@@ -2,13 +2,15 @@
 // command to that server (nothing local is opened or created), the organization list pages and searches, and a key
 // scoped to a collection that does not exist is refused naming the nearest one.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/app/config.js";
 import { findFreePort } from "../../src/infra/freePort.js";
 import { httpClient, operatorSteps, startTestService, type TestService } from "../support/testService.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
@@ -43,7 +45,7 @@ function cli(
 
 describe("the operator CLI with --url", () => {
   it("sends its commands to that server, creating nothing locally; LITSEARCH_URL and ADMIN_TOKEN too", async () => {
-    const emptyDir = join(mkdtempSync(join(tmpdir(), "litsearch-cli-remote-")), "data");
+    const emptyDir = join(tempDir("litsearch-cli-remote-"), "data");
     const flags = ["--url", svc.baseUrl, "--admin-token", svc.adminToken];
     const created = await cli({ DATA_DIR: emptyDir }, "org", "create", "--name", "Remote lab", ...flags);
     expect(created.code, created.err).toBe(0);
@@ -75,7 +77,7 @@ describe("the operator CLI with --url", () => {
   }, 300_000);
 
   it("refuses a wrong token, a missing token and an unreachable server, each saying so", async () => {
-    const emptyDir = join(mkdtempSync(join(tmpdir(), "litsearch-cli-remote-")), "data");
+    const emptyDir = join(tempDir("litsearch-cli-remote-"), "data");
     const wrong = await cli(
       { DATA_DIR: emptyDir },
       "org",

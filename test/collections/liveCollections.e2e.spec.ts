@@ -2,8 +2,7 @@
 // collection defined through the operator API is ingested and searched, put in a meta-collection, retired (404 from
 // then on, its query records still re-fetchable), and the catalogue replays equal and survives a restart, with the
 // collections file no longer read.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -23,6 +22,9 @@ import {
   type CollectionEntry,
 } from "../support/operatorContent.js";
 import { runCli } from "../support/cliProcess.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 const NOTES = [
   {
@@ -297,7 +299,7 @@ describe("collections managed through the operator API", () => {
 
   it("is managed from the CLI against the running service (collection add, list, change, retire, meta)", async () => {
     const flags = ["--url", svc.baseUrl, "--admin-token", admin];
-    const file = join(mkdtempSync(join(tmpdir(), "cli-collection-")), "cli-notes.json");
+    const file = join(tempDir("cli-collection-"), "cli-notes.json");
     writeFileSync(file, JSON.stringify(definition("cli-notes", { retrieval: "sparse", displayName: "CLI notes" })));
     const added = await cli("collection", "add", file, ...flags);
     expect(added.err).toBe("");

@@ -4,25 +4,16 @@
 // much has vectors; the worker is killed with SIGKILL while its backfill activity runs (it pauses before it writes),
 // another worker completes the backfill, and the collection then answers as the same documents embedded at commit,
 // with no note of a backfill. A wrong `vectors` value is refused with both values named, and starts nothing.
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_DATA_ROOT, REPO_ROOT } from "../../src/app/config.js";
+import { DEFAULT_DATA_ROOT } from "../../src/app/config.js";
 import { vectorBackfillWorkflowId } from "../../workflows/ingestionTypes.js";
-import { requireComponent } from "../setup/components.js";
 import { mcpClient, tool } from "../support/mcpTools.js";
 import { plainCollection, writeCollectionsConfig } from "../support/operatorContent.js";
-import { createPostgresDatabase } from "../support/stores.js";
-import {
-  httpClient,
-  operatorSteps,
-  sliceDataRoot,
-  startTestService,
-  untilIngested,
-  type TestService,
-} from "../support/testService.js";
+import { startScaledService, type ScaledService } from "../support/scaledService.js";
+import { httpClient, operatorSteps, sliceDataRoot, untilIngested, type TestService } from "../support/testService.js";
 
 const DOCUMENTS = 16;
 const QUERY = "vitamin D deficiency and bone density";
@@ -31,35 +22,11 @@ const lines = readFileSync(join(DEFAULT_DATA_ROOT, "scifact/corpus.jsonl"), "utf
 describe("a backfilled ingestion through the workflow, its worker killed mid-backfill", () => {
   let svc: TestService;
   let dataRoot: string;
-  let databaseUrl: string;
   let call: ReturnType<typeof httpClient>;
   let key: string;
-  const workers: ChildProcess[] = [];
+  let scaled: ScaledService | undefined;
+  const spawnWorker = (faults: Record<string, string> = {}) => scaled!.spawnWorker(faults);
   const clients: Client[] = [];
-
-  /** src/app/worker.ts in its own process, on the service's data directory, store, OpenSearch and Temporal */
-  const spawnWorker = (faults: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/app/worker.ts"], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: svc.dataDir,
-        DATA_ROOT: dataRoot,
-        DATABASE_URL: databaseUrl,
-        OPENSEARCH_URL: requireComponent("opensearchUrl"),
-        TEMPORAL_ADDRESS: svc.runtime.temporal.address,
-        ADMIN_TOKEN: svc.adminToken,
-        LOG_LEVEL: "warn",
-        INGEST_DEMO: "0",
-        COLLECTIONS_CONFIG: svc.runtime.config.collectionsConfig,
-        EMBEDDING_WORKERS: "1",
-        ...faults,
-      },
-      stdio: ["ignore", "inherit", "inherit"],
-    });
-    workers.push(child);
-    return child;
-  };
 
   beforeAll(async () => {
     dataRoot = await sliceDataRoot(10);
@@ -72,25 +39,22 @@ describe("a backfilled ingestion through the workflow, its worker killed mid-bac
       plainCollection("bf-deferred", "beir", ["bf/seed.jsonl"]),
       plainCollection("bf-at-commit", "beir", ["bf/docs.jsonl"]),
     ]);
-    databaseUrl = await createPostgresDatabase();
     // the API process runs no worker: the batches and the backfill are the worker processes'
-    svc = await startTestService({
+    scaled = await startScaledService({
       dataRoot,
-      store: "postgres",
-      databaseUrl,
-      worker: false,
-      opensearchUrl: requireComponent("opensearchUrl"),
+      opensearch: true,
       collectionsConfig: collections,
       env: { INGEST_PARALLELISM: "1" },
+      workerEnv: { EMBEDDING_WORKERS: "1" },
     });
+    svc = scaled.svc;
     call = httpClient(svc.baseUrl);
     ({ key } = await operatorSteps(call, svc.adminToken).customer({ credits: "100" }));
   }, 600_000);
 
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
-    for (const child of workers) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await svc?.close();
+    await scaled?.close();
   });
 
   const search = async (collection: string) => {

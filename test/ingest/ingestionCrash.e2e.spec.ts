@@ -1,19 +1,10 @@
 // A worker killed mid-ingestion (the scaled shape: PostgreSQL, OpenSearch, `npm run worker` processes): the API process
 // takes no batches; a worker process that pauses after each batch's engine commit, before the batch is recorded, is
 // killed with SIGKILL; another one resumes the run, which ends with exact counts and no duplicate chunk.
-import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  httpClient,
-  sliceDataRoot,
-  startTestService,
-  untilIngested,
-  type TestService,
-} from "../support/testService.js";
+import { httpClient, sliceDataRoot, untilIngested, type TestService } from "../support/testService.js";
+import { startScaledService, type ScaledService } from "../support/scaledService.js";
 import { plainCollection, writeCollectionsConfig, writeJsonl } from "../support/operatorContent.js";
-import { createPostgresDatabase } from "../support/stores.js";
-import { requireComponent } from "../setup/components.js";
-import { REPO_ROOT } from "../../src/app/config.js";
 import { ingestionWorkflowId } from "../../workflows/ingestionTypes.js";
 import { chunkId } from "../../src/ingest/chunk.js";
 
@@ -27,32 +18,9 @@ const note = (n: number, text = `Field survey ${n} counted ${n * 7} parrotfish g
 describe("an ingestion whose worker is killed", () => {
   let svc: TestService;
   let dataRoot: string;
-  let databaseUrl: string;
   let call: ReturnType<typeof httpClient>;
-  const workers: ChildProcess[] = [];
-
-  /** src/app/worker.ts in its own process, on the service's data directory, store, OpenSearch and Temporal */
-  const spawnWorker = (faults: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/app/worker.ts"], {
-      cwd: REPO_ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: svc.dataDir,
-        DATA_ROOT: dataRoot,
-        DATABASE_URL: databaseUrl,
-        OPENSEARCH_URL: requireComponent("opensearchUrl"),
-        TEMPORAL_ADDRESS: svc.runtime.temporal.address,
-        ADMIN_TOKEN: svc.adminToken,
-        LOG_LEVEL: "warn",
-        INGEST_DEMO: "0",
-        COLLECTIONS_CONFIG: svc.runtime.config.collectionsConfig,
-        ...faults,
-      },
-      stdio: ["ignore", "inherit", "inherit"],
-    });
-    workers.push(child);
-    return child;
-  };
+  let scaled: ScaledService | undefined;
+  const spawnWorker = (faults: Record<string, string> = {}) => scaled!.spawnWorker(faults);
 
   beforeAll(async () => {
     dataRoot = await sliceDataRoot();
@@ -71,23 +39,19 @@ describe("an ingestion whose worker is killed", () => {
         scanFilterable: false,
       }),
     ]);
-    databaseUrl = await createPostgresDatabase();
     // the API process runs no worker: every batch is a worker process's
-    svc = await startTestService({
+    scaled = await startScaledService({
       dataRoot,
-      store: "postgres",
-      databaseUrl,
-      worker: false,
-      opensearchUrl: requireComponent("opensearchUrl"),
+      opensearch: true,
       collectionsConfig: collections,
       env: { INGEST_BATCH_SIZE: "4", INGEST_PARALLELISM: "1" },
     });
+    svc = scaled.svc;
     call = httpClient(svc.baseUrl);
   }, 600_000);
 
   afterAll(async () => {
-    for (const child of workers) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await svc?.close();
+    await scaled?.close();
   });
 
   const status = async (ingestionId: string) =>

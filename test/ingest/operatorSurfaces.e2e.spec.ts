@@ -6,8 +6,7 @@
 // fails saying why; content is uploaded over HTTP and named by a definition and an ingestion.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -25,6 +24,9 @@ import {
   writeJsonl,
   type CollectionEntry,
 } from "../support/operatorContent.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 const NOTES = [
   {
@@ -61,7 +63,7 @@ describe("operator surfaces", () => {
   beforeAll(async () => {
     dataRoot = await sliceDataRoot(5);
     writeJsonl(dataRoot, "dune-notes.jsonl", NOTES);
-    outside = join(mkdtempSync(join(tmpdir(), "outside-root-")), "outside.jsonl");
+    outside = join(tempDir("outside-root-"), "outside.jsonl");
     writeFileSync(outside, jsonl([{ id: "secret", title: "IS_SANDBOX", text: "IS_SANDBOX=1 root:x:0:0" }]));
     symlinkSync(outside, join(dataRoot, "link-out.jsonl"));
     symlinkSync("/proc/self/environ", join(dataRoot, "environ.jsonl"));
@@ -316,7 +318,7 @@ describe("operator surfaces", () => {
   });
 
   it("the CLI with --url uploads the local files a definition and an ingestion name", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cli-upload-"));
+    const dir = tempDir("cli-upload-");
     writeFileSync(join(dir, "cli-dunes.jsonl"), jsonl(NOTES));
     const file = join(dir, "cli-dunes.json");
     writeFileSync(file, JSON.stringify(definition("dune-cli", ["cli-dunes.jsonl"])));

@@ -1,7 +1,6 @@
 // The journals table built from the real data in demo-data/ (the OpenAlex SYNERGY works and DOAJ): its figures checked
 // by hand, its bounds, and the commands that write and read it. Integration tier: it reads the real files (15 s).
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_DATA_ROOT } from "../../src/app/config.js";
@@ -13,6 +12,9 @@ import {
   type JournalRecord,
   type JournalTable,
 } from "../../src/journals/table.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 const DATA_ROOT = DEFAULT_DATA_ROOT;
 
@@ -97,7 +99,7 @@ describe("the journals table built from the real data (OpenAlex SYNERGY works + 
   });
 
   it("the commands write the table and the bounds, and read them back", async () => {
-    const folder = mkdtempSync(join(tmpdir(), "journals-"));
+    const folder = tempDir("journals-");
     const outPath = join(folder, "journals.json");
     await writeJournalTable(table, outPath);
     expect((await readJournalTable(outPath)).journals).toHaveLength(table.journals.length);

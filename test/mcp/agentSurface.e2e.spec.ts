@@ -3,15 +3,16 @@
 // characters per row printed before and after), the mcp-remote stdio bridge that Claude Desktop needs, driven by the
 // official MCP client over stdio, and a sandbox key running the whole pay-per-row flow for free over REST and MCP
 // without a single event in its organization's log.
-import { mkdtempSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { useTestService, type httpClient } from "../support/testService.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 /** tools/list of an organization-wide key, with the tools other work adds, stays within this many characters */
 const TOOL_LIST_BUDGET = 12_000;
@@ -397,8 +398,8 @@ describe("the mcp-remote bridge (Claude Desktop and other stdio-only hosts)", ()
       ],
       env: {
         PATH: process.env.PATH ?? "",
-        HOME: mkdtempSync(join(tmpdir(), "mcp-remote-home-")),
-        MCP_REMOTE_CONFIG_DIR: mkdtempSync(join(tmpdir(), "mcp-remote-")),
+        HOME: tempDir("mcp-remote-home-"),
+        MCP_REMOTE_CONFIG_DIR: tempDir("mcp-remote-"),
         LITSEARCH_API_KEY: key,
       },
       stderr: "pipe",

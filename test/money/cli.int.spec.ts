@@ -1,10 +1,10 @@
 // The operator CLI's money commands against its own embedded store: billing settings, prices, refunds, reconcile.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/app/config.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 function cli(dataDir: string, ...args: string[]) {
   const res = spawnSync(process.execPath, ["bin/litsearch.mjs", ...args], {
@@ -17,7 +17,7 @@ function cli(dataDir: string, ...args: string[]) {
 
 describe("litsearch CLI: money commands", () => {
   it("sets billing settings and prices, refunds, and reconciles with zero discrepancies", () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "litsearch-cli-money-"));
+    const dataDir = tempDir("litsearch-cli-money-");
     const created = cli(
       dataDir,
       "org",

@@ -1,8 +1,7 @@
 // The README's quickstart, run as written: its shell blocks against `src/app/main.ts` started as `npm run up` starts
 // it, its MCP configuration with the official client.
 import { execFile, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -11,6 +10,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { cacheDirFrom, REPO_ROOT } from "../../src/app/config.js";
 import { startMain } from "../support/mainProcess.js";
 import { sliceDataRoot } from "../support/testService.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 const run = promisify(execFile);
 /** The address the quickstart is written for; the test's service listens on a free port instead. */
@@ -45,7 +47,7 @@ describe("README quickstart", () => {
     const quickstart = readQuickstart();
     // The first block starts the service; the test starts the same entry point itself (on a slice of the demo data).
     expect(quickstart.shell[0]!.trim().split("\n")[0]).toMatch(/^npm run up\b/);
-    const work = mkdtempSync(join(tmpdir(), "litsearch-quickstart-"));
+    const work = tempDir("litsearch-quickstart-");
     const dataDir = join(work, "data"); // the quickstart reads `data/admin-token` from the clone's folder
     mkdirSync(dataDir);
     const service = await startMain(dataDir, await sliceDataRoot(40));

@@ -1,21 +1,16 @@
 // Data for the retrieval tests: slices of the real sources that also hold retracted articles (flagged by OpenAlex,
 // and one whose DOI is on the retraction lists), a fragment-only document, and a configuration that adds a scholarly
 // MEDLINE collection so the DOI rule is exercised on a scholarly collection.
-import {
-  createReadStream,
-  createWriteStream,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { createReadStream, createWriteStream, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createGunzip, createGzip, gunzipSync } from "node:zlib";
 import { REPO_ROOT } from "../../src/app/config.js";
 import { SHARED_DATA } from "../support/testService.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+// registered when a test file loads this module: the data roots go after the file's tests
+const tempDir = tempDirs();
 
 /** OpenAlex works flagged is_retracted (present in the SYNERGY file). */
 export const RETRACTED_WORKS = [
@@ -80,7 +75,7 @@ function medlineSlice(n: number): string {
 }
 
 export async function retrievalDataRoot(): Promise<string> {
-  const root = mkdtempSync(join(tmpdir(), "litsearch-retrieval-data-"));
+  const root = tempDir("litsearch-retrieval-data-");
   mkdirSync(join(root, "scifact"));
   mkdirSync(join(root, "articles"));
   const scifact = await firstLines(join(SHARED_DATA, "scifact", "corpus.jsonl"), DOCS, false);

@@ -1,11 +1,11 @@
 // `npm start` as an operator runs it: embedded defaults, its own Temporal dev server, Ctrl-C, restart with data kept.
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sliceDataRoot } from "../support/testService.js";
 import { startMain } from "../support/mainProcess.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 function processesUnder(dataDir: string): string[] {
   const res = spawnSync("pgrep", ["-af", dataDir], { encoding: "utf8" });
@@ -19,7 +19,7 @@ afterAll(() => {
 
 describe("the run command", () => {
   it("starts on embedded defaults, prints URL and token, stops on Ctrl-C, keeps data across a restart", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "litsearch-main-"));
+    const dataDir = tempDir("litsearch-main-");
     const dataRoot = await sliceDataRoot(40);
     const first = await startMain(dataDir, dataRoot);
     children.push(first.child);

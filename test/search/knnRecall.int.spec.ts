@@ -23,6 +23,9 @@ import { loadServiceModelManifest } from "../embedding/provisionedModel.js";
 import { requireComponent } from "../setup/components.js";
 import { documentRanking, mean, ndcgAt } from "../../bench/retrievalMetrics.js";
 import { loadScifactChunks, loadScifactQueries, loadScifactTrainJudgements } from "./scifactFixture.js";
+import { tempDirs } from "../support/tempDirs.js";
+
+const tempDir = tempDirs();
 
 const DOCS = 1000;
 const QUERIES = 50;
@@ -305,9 +308,9 @@ describe("OpenSearch without the k-NN plugin (the fallback)", () => {
         .filter((entry) => !entry.includes("opensearch-knn"))
         .join(":"),
     };
-    const home = mkdtempSync(join(tmpdir(), "no-knn-"));
+    const home = tempDir("no-knn-");
     const node = await startOpenSearchNode({ dataDir: home, component: withoutKnn });
-    const dir = mkdtempSync(join(tmpdir(), "no-knn-exact-"));
+    const dir = tempDir("no-knn-exact-");
     const reference = createEmbeddedEngine({ dir });
     const engine = createOpenSearchEngine({ url: node.url, indexPrefix: "noknn-" });
     try {
@@ -346,8 +349,6 @@ describe("OpenSearch without the k-NN plugin (the fallback)", () => {
       await engine.close();
       await reference.close();
       await node.stop();
-      rmSync(home, { recursive: true, force: true });
-      rmSync(dir, { recursive: true, force: true });
     }
   }, 300_000);
 });

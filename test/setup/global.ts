@@ -1,7 +1,7 @@
 // Vitest globalSetup: starts the real Temporal dev server, PostgreSQL server and OpenSearch node once per run
 // (TEST_COMPONENTS picks which; none for the unit tier alone) and provides their addresses.
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startOpenSearchNode } from "../../src/infra/opensearchNode.js";
@@ -26,14 +26,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const wanted = parseTestComponents(selection);
   project.provide("testComponents", selection);
 
-  // the unit tier alone leaves nothing behind: its files get a temp folder of their own (TMPDIR, inherited by the
-  // workers), and whatever is left in it fails the run, named
-  if (unitOnly) return privateTempFolder();
+  // every tier's files get a temp folder of their own (TMPDIR, inherited by the workers and the processes they start),
+  // and what is left in it is named at the end: a failure for the unit tier alone, a loud list otherwise
+  if (unitOnly) return privateTempFolder("unit", true);
 
   const cacheDir = cacheDirFrom(process.env);
+  // the components' folder is made before TMPDIR moves: the private folder's check is for what the tests leave
   const root = mkdtempSync(join(tmpdir(), "litsearch-test-"));
   // PostgreSQL runs as its own account when we are root; it must be able to enter this directory.
   chmodSync(root, 0o755);
+  const checkTempFolder = privateTempFolder("int and e2e", false);
 
   const started: Started[] = [];
   const timings: string[] = [];
@@ -82,6 +84,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const stopAll = async (): Promise<void> => {
     await Promise.allSettled(started.map((component) => component.stop()));
     removeRoot();
+    await checkTempFolder();
   };
 
   const results = await Promise.allSettled(wanted.map(startOne));
@@ -99,18 +102,47 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return stopAll;
 }
 
-/** A temp folder for the unit files alone; at the end, the run fails naming what they left there. */
-function privateTempFolder(): () => Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "litsearch-unit-"));
+/**
+ * What processes that load onnxruntime (the embedding model) write in the temp folder, whatever the test: its telemetry
+ * library's empty debug log and session file. They go with the folder, unnamed.
+ */
+const RUNTIME_DROPPINGS = /^(mat-debug-\d+\.log|\.ses)$/;
+
+/** tsx's folder (its compile cache and IPC sockets) in the temp folder: `tsx-` and the effective user id. */
+const TSX_CACHE = `tsx-${process.geteuid?.() ?? userInfo().username}`;
+
+/**
+ * A temp folder of the run's own (TMPDIR from here on, for the test workers and what they start); the returned
+ * teardown removes it, naming what the tests left there: `strict` fails the run on any. KEEP_TEST_DATA=1 keeps it.
+ */
+function privateTempFolder(tier: string, strict: boolean): () => Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "litsearch-tmp-"));
+  // PostgreSQL servers that tests start on folders made here run as their own account when we are root
+  chmodSync(dir, 0o755);
+  // the processes tests start with `node --import tsx` keep their compile cache in the system's temp folder, shared
+  // between runs: a new one each run would compile src/ again in every such process
+  const shared = join(tmpdir(), TSX_CACHE);
+  mkdirSync(shared, { recursive: true });
+  symlinkSync(shared, join(dir, TSX_CACHE));
   process.env.TMPDIR = dir;
+  const keep = process.env.KEEP_TEST_DATA === "1";
+  const remove = (): void => {
+    if (!keep) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  process.once("exit", remove); // Ctrl-C or a crash skips the teardown
   return async () => {
-    const left = readdirSync(dir);
-    rmSync(dir, { recursive: true, force: true });
+    const left = readdirSync(dir).filter((name) => name !== TSX_CACHE && !RUNTIME_DROPPINGS.test(name));
+    if (keep) console.warn(`[temp folder] KEEP_TEST_DATA=1: the ${tier} tests' temp folder is kept: ${dir}`);
+    remove();
     if (left.length === 0) return;
+    const message =
+      `${tier} tests left ${left.join(", ")} in the temp folder${keep ? " (kept: KEEP_TEST_DATA=1)" : ""}: make ` +
+      "folders with test/support/tempDirs.ts, which removes them after the file";
+    if (keep || !strict) {
+      console.warn(`\n${"!".repeat(100)}\n[temp folder] ${message}\n${"!".repeat(100)}\n`);
+      return;
+    }
     process.exitCode = 1; // an error in a teardown alone does not fail the run
-    throw new Error(
-      `unit tests left ${left.join(", ")} in the temp folder: make folders with test/support/tempDirs.ts, ` +
-        "which removes them after the file",
-    );
+    throw new Error(message);
   };
 }

@@ -1,9 +1,13 @@
 // Operator content for end-to-end tests, as an operator writes it: JSON-lines files under the data root, and a
 // collections file (COLLECTIONS_CONFIG) defining plain collections over them.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CollectionDefinition, MetaCollectionDefinition } from "../../src/domain/events.js";
+import { tempDirs } from "./tempDirs.js";
+
+// registered when a test file loads this module (int and e2e files each load it afresh): the collections files'
+// folders go after the file's tests
+const tempDir = tempDirs();
 
 export const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n") + "\n";
 
@@ -53,12 +57,12 @@ export const OPENALEX_SLICE = plainCollection(
   },
 );
 
-/** Writes a collections file in a fresh temporary folder and returns its path. */
+/** Writes a collections file in a fresh temporary folder (removed after the test file) and returns its path. */
 export function writeCollectionsConfig(
   collections: CollectionEntry[],
   metaCollections: MetaCollectionDefinition[] = [],
 ): string {
-  const path = join(mkdtempSync(join(tmpdir(), "collections-")), "collections.json");
+  const path = join(tempDir("collections-"), "collections.json");
   writeFileSync(path, JSON.stringify({ collections, metaCollections }));
   return path;
 }

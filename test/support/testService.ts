@@ -5,7 +5,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
-  rmSync,
   symlinkSync,
   writeFileSync,
   createReadStream,
@@ -24,12 +23,10 @@ import { startRuntime, type Runtime, type RuntimeOptions } from "../../src/app/c
 import { ingestMissingDemoCollections, planDemoIngestion, type DemoIngestion } from "../../src/app/demoIngest.js";
 import { listen } from "../../src/http/server.js";
 import { requireComponent } from "../setup/components.js";
+import { removeTempDir } from "./tempDirs.js";
 
 /** The data the tests slice and read: demo-data/, shipped in the repository (never ../shared). */
 export const SHARED_DATA = DEFAULT_DATA_ROOT;
-
-/** Set to 1 to keep the data folders this helper makes (a service's PGlite and index, data slices) for debugging. */
-const KEEP_TEST_DATA = process.env.KEEP_TEST_DATA === "1";
 
 /**
  * Folders this helper made in the system's temp folder, with the services running on each: a service's data folder
@@ -46,7 +43,7 @@ function makeTempDir(prefix: string): string {
 
 function removeMade(dir: string): void {
   made.delete(dir);
-  if (!KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
+  removeTempDir(dir); // kept where KEEP_TEST_DATA=1
 }
 
 // registered when a test file loads this module: runs after the file's own afterAll hooks (they run in reverse order)

@@ -12,6 +12,7 @@ import {
   webhookEndpointStream,
   webhookMessageStream,
   type Actor,
+  type DomainEvent,
   type WebhookDeliveryOutcome,
 } from "../../domain/events.js";
 import {
@@ -61,6 +62,21 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     return row ? normalizeRow(WEBHOOK_ENDPOINTS, row) : undefined;
   }
 
+  /**
+   * Appends `event` on `stream` as the delivery's workflow, once per `idempotencyKey` (a retried activity appends
+   * nothing); each of these streams has one writer at a time, so no version check.
+   */
+  async function recordOnce(
+    stream: string,
+    d: WebhookDeliveryInput,
+    event: DomainEvent,
+    idempotencyKey: string,
+  ): Promise<void> {
+    await runStreamCommand(db, clock, stream, ACTOR(d), async () => ({ version: "any", events: [event] }), {
+      idempotencyKey,
+    });
+  }
+
   async function payloadOf(messageId: string): Promise<WebhookPayload> {
     const created = (await readStream(db, webhookMessageStream(messageId))).find(
       (e) => e.type === "WebhookEventCreated",
@@ -103,30 +119,23 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         outcome = { status: null, latencyMs: 0, excerpt: "", error: `refused before sending: ${err.message}` };
       }
       if (deps.afterSendDelayMs && firstTry) await new Promise((r) => setTimeout(r, deps.afterSendDelayMs));
-      await runStreamCommand(
-        db,
-        clock,
+      await recordOnce(
         webhookDeliveryStream(d.messageId, d.endpointId),
-        ACTOR(d),
-        async () => ({
-          version: "any",
-          events: [
-            {
-              type: "WebhookAttemptRecorded",
-              data: {
-                orgId: d.orgId,
-                messageId: d.messageId,
-                endpointId: d.endpointId,
-                attempt,
-                status: outcome.status,
-                latencyMs: outcome.latencyMs,
-                excerpt: outcome.excerpt,
-                error: outcome.error,
-              },
-            },
-          ],
-        }),
-        { idempotencyKey: key },
+        d,
+        {
+          type: "WebhookAttemptRecorded",
+          data: {
+            orgId: d.orgId,
+            messageId: d.messageId,
+            endpointId: d.endpointId,
+            attempt,
+            status: outcome.status,
+            latencyMs: outcome.latencyMs,
+            excerpt: outcome.excerpt,
+            error: outcome.error,
+          },
+        },
+        key,
       );
       return isDelivered(outcome.status) ? "delivered" : "failed";
     },
@@ -139,44 +148,30 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         [d.messageId, d.endpointId],
       );
       if (!known) return;
-      await runStreamCommand(
-        db,
-        clock,
+      await recordOnce(
         webhookDeliveryStream(d.messageId, d.endpointId),
-        ACTOR(d),
-        async () => ({
-          version: "any",
-          events: [
-            {
-              type: "WebhookDeliveryEnded",
-              data: { orgId: d.orgId, messageId: d.messageId, endpointId: d.endpointId, outcome },
-            },
-          ],
-        }),
-        { idempotencyKey: `webhook-end:${d.messageId}:${d.endpointId}:${d.round}` },
+        d,
+        {
+          type: "WebhookDeliveryEnded",
+          data: { orgId: d.orgId, messageId: d.messageId, endpointId: d.endpointId, outcome },
+        },
+        `webhook-end:${d.messageId}:${d.endpointId}:${d.round}`,
       );
       if (outcome === "failed") {
         const row = await endpoint(d.endpointId);
         if (row && row.state === "enabled" && shouldDisable(row.failing_since, clock(), deps.disableAfterMs)) {
-          await runStreamCommand(
-            db,
-            clock,
+          await recordOnce(
             webhookEndpointStream(d.endpointId),
-            ACTOR(d),
-            async () => ({
-              version: "any",
-              events: [
-                {
-                  type: "WebhookEndpointDisabled",
-                  data: {
-                    orgId: d.orgId,
-                    endpointId: d.endpointId,
-                    reason: `every attempt failed since ${row.failing_since}`,
-                  },
-                },
-              ],
-            }),
-            { idempotencyKey: `webhook-disable:${d.endpointId}:${row.failing_since}` },
+            d,
+            {
+              type: "WebhookEndpointDisabled",
+              data: {
+                orgId: d.orgId,
+                endpointId: d.endpointId,
+                reason: `every attempt failed since ${row.failing_since}`,
+              },
+            },
+            `webhook-disable:${d.endpointId}:${row.failing_since}`,
           );
         }
       }
