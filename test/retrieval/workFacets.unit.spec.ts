@@ -393,7 +393,7 @@ describe("the OpenSearch author facet by person (mapping version 6)", () => {
     expect(small.requests).toEqual(["facets", "people"]);
   });
 
-  it("counts by entry where an ORCID-only authorship resolves to a counted id, and declines a person named twice", async () => {
+  it("counts by entry when an ORCID-only entry resolves to a counted id; declines a person named twice", async () => {
     const chunks = byWork.flat();
     const shard = simulatedShard(chunks);
     shard.setMeta(people);

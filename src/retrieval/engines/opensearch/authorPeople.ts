@@ -59,7 +59,7 @@ export interface PeopleResponse {
 }
 
 /** The people buckets as facet buckets (personBucket), or null when a bucket's spellings were not all read. */
-export function personBuckets(buckets: readonly PersonTermsBucket[]): EngineFacetBucket[] | null {
+function personBuckets(buckets: readonly PersonTermsBucket[]): EngineFacetBucket[] | null {
   const out: EngineFacetBucket[] = [];
   for (const b of buckets) {
     if ((b.names?.sum_other_doc_count ?? 0) > 0) return null;
@@ -76,7 +76,7 @@ export function personBuckets(buckets: readonly PersonTermsBucket[]): EngineFace
  * Runs a size-0 request over the counted works (the request's filter and first chunks), narrowed by `also` (filter
  * clauses), with these aggregations.
  */
-export type CountedWorks = (also: unknown[], aggs: Record<string, unknown>) => Promise<PeopleResponse>;
+type CountedWorks = (also: unknown[], aggs: Record<string, unknown>) => Promise<PeopleResponse>;
 
 /** Whether an ORCID-only entry of the counted works has its ORCID paired with an id in a counted work. */
 async function orcidsResolve(first: PeopleResponse, counted: CountedWorks): Promise<boolean> {
