@@ -31,6 +31,8 @@ import { replaceWorks, workOfDocument } from "../src/ingest/works.js";
 import type { DocumentMetadata } from "../src/ingest/sourceDocument.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
+import { facetAggregationBody } from "../src/retrieval/engines/opensearch/facetAggregations.js";
+import type { EngineFacet } from "../src/retrieval/workFacetValues.js";
 import type { ChunkRecord, SearchEngine } from "../src/retrieval/port.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
 import { createAuthors } from "../src/usecases/authors/authors.js";
@@ -142,7 +144,9 @@ const LOAD_IN_FLIGHT = Number(args["in-flight"]);
 /**
  * The generated index's translog while loading (OpenSearch): "async" fsyncs every 5 s instead of every bulk request,
  * "request" is the index's setting again once loaded. Refreshes are already off (refresh_interval -1: commit refreshes)
- * and a node's index has no replica.
+ * and a node's index has no replica. The k-NN setting index.knn.advanced.approximate_threshold (-1: no graph until
+ * set back and force-merged) is not used: it applies to the plugin's native engines, and 2.19.1 builds our Lucene
+ * engine's graph with it all the same (docs/operations.md, "The vector graph while loading").
  */
 async function loadSettings(on: OpenSearchNode | undefined, durability: "async" | "request"): Promise<void> {
   if (!on) return;
@@ -167,6 +171,28 @@ async function timed(label: string, run: () => Promise<unknown>, n = runs) {
   }
   const figure = { p50Ms: percentile(times, 0.5), p95Ms: percentile(times, 0.95), n };
   console.log(`${engineKind}, ${chunks} chunks: ${label} p50 ${figure.p50Ms} ms (p95 ${figure.p95Ms})`);
+  return figure;
+}
+
+/**
+ * p50 and p95 of OpenSearch's `took` for the facets' aggregation request (facetAggregationBody, people counted by
+ * person), over `runs` requests after a warm-up.
+ */
+async function took(on: OpenSearchNode, facets: EngineFacet[]) {
+  const body = JSON.stringify(facetAggregationBody(undefined, facets, 10, "by person"));
+  const once = async () => {
+    const response = await fetch(`${on.url}/facets-scale-${SCALE_INDEX}/_search`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    return ((await response.json()) as { took: number }).took;
+  };
+  await once();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await once());
+  const figure = { p50Ms: percentile(times, 0.5), p95Ms: percentile(times, 0.95), n: runs };
+  console.log(`${engineKind}, ${chunks} chunks: OpenSearch took, ${facets.join("+")}: p50 ${figure.p50Ms} ms`);
   return figure;
 }
 
@@ -349,6 +375,14 @@ try {
       ),
       worksCounted: totals,
     },
+    // OpenSearch's own time (`took`) for the aggregation request of each figure without a query, beside the service's
+    engineTook: node
+      ? {
+          yearAndJournal: await took(node, ["publication_year", "journal"]),
+          sixFacets: await took(node, [...six]),
+          authorFacet: await took(node, ["author"]),
+        }
+      : null,
     authors: {
       profile: await timed("GET /authors/{id}", () => authorsApi.get(auth, someone.id!)),
       name: await timed("GET /authors?name=", () => authorsApi.search(auth, { name: someone.name, limit: 20 })),

@@ -216,3 +216,46 @@ export function authorBuckets(works: ReadonlyArray<{ entries: readonly AuthorEnt
     return id === null ? { value, count } : { value, count, id };
   });
 }
+
+/**
+ * What an OpenSearch index writes beside a work's author entries so that the author facet is counted by person in the
+ * engine (a terms aggregation of `limit` + 1 buckets, not every entry of the counted works): `author_person`, each
+ * entry's person before any ORCID is resolved to an id (personOf's key: `id:` its id, else its ORCID, or `name:` its
+ * name); `author_person_name`, that key and the entry's name joined by PERSON_NAME_SEPARATOR (a bucket's spelling);
+ * and `author_orcid_role`, `only:` the ORCID of each ORCID-only entry and `paired:` the ORCID of each entry with an id
+ * too. The persons are the author facet's exactly when no counted work's ORCID-only ORCID is paired with an id in a
+ * counted work (then authorBuckets resolves it) and no work names one person twice (SAME_PERSON_LINK).
+ */
+export interface AuthorPeopleValues {
+  author_person: string[];
+  author_person_name: string[];
+  author_orcid_role: string[];
+}
+
+/** Between a person's key and one of its spellings in `author_person_name` (no name or id holds it). */
+export const PERSON_NAME_SEPARATOR = "\u0001";
+export const ORCID_ONLY = "only:";
+export const ORCID_PAIRED = "paired:";
+
+export function authorPeopleValues(m: Metadata): AuthorPeopleValues {
+  const entries = workAuthors(m);
+  const unresolved = new Map<string, string>();
+  const keys = entries.map((a) => personOf(a, unresolved).key);
+  const roles = entries.flatMap((a) =>
+    a.orcid === null ? [] : [`${a.id === null ? ORCID_ONLY : ORCID_PAIRED}${a.orcid}`],
+  );
+  return {
+    author_person: [...new Set(keys)],
+    author_person_name: [...new Set(entries.map((a, i) => `${keys[i]}${PERSON_NAME_SEPARATOR}${a.name}`))],
+    author_orcid_role: [...new Set(roles)],
+  };
+}
+
+/**
+ * One author facet bucket from a person's key (authorPeopleValues) and the works counted per spelling: the most
+ * frequent spelling (ties: the smallest in code-unit order), the id where the key is one.
+ */
+export function personBucket(key: string, count: number, spellings: ReadonlyMap<string, number>): EngineFacetBucket {
+  const [value] = [...spellings].sort((a, b) => b[1] - a[1] || codeUnitOrder(a[0], b[0]))[0] ?? [key];
+  return key.startsWith("id:") ? { value, count, id: key.slice(3) } : { value, count };
+}

@@ -13,7 +13,12 @@ import {
 } from "../../src/retrieval/engines/opensearch/facetAggregations.js";
 import { toDocument } from "../../src/retrieval/engines/opensearch/chunkDocuments.js";
 import { compileToPredicate } from "../../src/filters/compileToPredicate.js";
-import { ENGINE_FACETS, isDocumentLevelFilter, type EngineFacet } from "../../src/retrieval/workFacetValues.js";
+import {
+  authorPeopleValues,
+  ENGINE_FACETS,
+  isDocumentLevelFilter,
+  type EngineFacet,
+} from "../../src/retrieval/workFacetValues.js";
 import type { FilterNode } from "../../src/filters/ast.js";
 import type { ChunkMetadata } from "../../src/retrieval/port.js";
 
@@ -174,7 +179,9 @@ describe("the OpenSearch facets aggregation", () => {
     const record = (metadata: ChunkMetadata) => ({ id: "x", text: "t", tokens: 1, metadata });
     expect(toDocument(record(second!), info, "f").work_facets).toBeUndefined();
     const values = toDocument(record(first!), info, "f").work_facets!;
-    expect(Object.keys(values).sort()).toEqual([...ENGINE_FACETS, "issn", "author_links"].sort());
+    expect(Object.keys(values).sort()).toEqual(
+      [...ENGINE_FACETS, "issn", "author_links", "author_person", "author_person_name", "author_orcid_role"].sort(),
+    );
   });
 
   it("answers buckets in code-unit order of ties, the journal's smallest ISSN, and null for a DOI two share", () => {
@@ -214,26 +221,65 @@ function simulatedShard(chunks: ChunkMetadata[]) {
     .filter((m) => m.chunk_index === 0)
     .map((m) => toDocument({ id: "x", text: "t", tokens: 1, metadata: m }, info, "f").work_facets!);
   const requests: string[] = [];
+  type Head = (typeof heads)[number];
+  /** a terms aggregation over these works' values: by count, then key (OpenSearch's order on one shard) */
+  const terms = (works: Head[], values: (h: Head) => string[], size: number, minCount = 1, only?: RegExp) => {
+    const counts = new Map<string, number>();
+    for (const h of works) for (const v of values(h)) counts.set(v, (counts.get(v) ?? 0) + 1);
+    const all = [...counts]
+      .filter(([key, n]) => n >= minCount && (!only || only.test(key)))
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const other = all.slice(size).reduce((sum, [, n]) => sum + n, 0);
+    return { kept: all.slice(0, size), other };
+  };
+  const people = (works: Head[], agg: { terms: { size: number; min_doc_count?: number } }) => {
+    const { kept, other } = terms(works, (h) => h.author_person, agg.terms.size, agg.terms.min_doc_count);
+    const buckets = kept.map(([key, doc_count]) => {
+      const names = terms(
+        works.filter((h) => h.author_person.includes(key)),
+        (h) => h.author_person_name,
+        10_000,
+      );
+      return { key, doc_count, names: { buckets: names.kept.map(([k, n]) => ({ key: k, doc_count: n })) } };
+    });
+    return { buckets, sum_other_doc_count: other };
+  };
   const call = async <T>(method: string, path: string, body?: unknown) => {
     if (method === "GET") return { statusCode: 200, body: { i: { mappings: { _meta: meta } } } as T };
-    const filters = (body as { query: { bool: { filter: Array<{ terms?: Record<string, string[]> }> } } }).query.bool
-      .filter;
-    const links = filters.find((f) => f.terms)?.terms?.["work_facets.author_links"];
-    requests.push(links ? "links" : "facets");
-    if (links) {
-      const value = heads.filter((h) => h.author_links.some((l) => links.includes(l))).length;
-      return { statusCode: 200, body: { hits: { total: { value } }, aggregations: {} } as T };
-    }
-    const entries = new Map<string, number>();
-    for (const h of heads) for (const e of h.author) entries.set(e, (entries.get(e) ?? 0) + 1);
-    const response: FacetAggregationResponse = {
-      hits: { total: { value: heads.length } },
-      aggregations: {
-        shared_doi: { buckets: [] },
-        author_same_person: { buckets: [], doc_count: heads.filter((h) => h.author_links.includes("*")).length },
-        author: { buckets: [...entries].map(([key, doc_count]) => ({ key, doc_count })), sum_other_doc_count: 0 },
-      },
+    const request = body as {
+      query: { bool: { filter: Array<{ terms?: Record<string, string[]> }> } };
+      aggs?: Record<string, { terms: { field: string; size: number; min_doc_count?: number; include?: string } }>;
     };
+    const filters = request.query.bool.filter;
+    const links = filters.find((f) => f.terms)?.terms?.["work_facets.author_links"];
+    const roles = filters.find((f) => f.terms)?.terms?.["work_facets.author_orcid_role"];
+    const aggs = request.aggs ?? {};
+    requests.push(links ? "links" : roles ? "roles" : aggs.orcids ? "orcids" : aggs.shared_doi ? "facets" : "people");
+    if (links || roles) {
+      const asked = links ?? roles!;
+      const value = heads.filter((h) => [...h.author_links, ...h.author_orcid_role].some((l) => asked.includes(l)));
+      return { statusCode: 200, body: { hits: { total: { value: value.length } }, aggregations: {} } as T };
+    }
+    const aggregations: Record<string, unknown> = {};
+    if (aggs.orcids) {
+      const { kept, other } = terms(heads, (h) => h.author_orcid_role, aggs.orcids.terms.size, 1, /^only:/);
+      aggregations.orcids = {
+        buckets: kept.map(([key, doc_count]) => ({ key, doc_count })),
+        sum_other_doc_count: other,
+      };
+    }
+    if (aggs.author?.terms.field === "work_facets.author_person") aggregations.author = people(heads, aggs.author);
+    else if (aggs.author) {
+      const { kept } = terms(heads, (h) => h.author, aggs.author.terms.size);
+      aggregations.author = { buckets: kept.map(([key, doc_count]) => ({ key, doc_count })), sum_other_doc_count: 0 };
+    }
+    const withRole = (prefix: string) => heads.filter((h) => h.author_orcid_role.some((r) => r.startsWith(prefix)));
+    if (aggs.author_orcid_only) aggregations.author_orcid_only = { doc_count: withRole("only:").length };
+    if (aggs.author_orcid_paired) aggregations.author_orcid_paired = { doc_count: withRole("paired:").length };
+    if (aggs.shared_doi) aggregations.shared_doi = { buckets: [] };
+    if (aggs.author_same_person)
+      aggregations.author_same_person = { doc_count: heads.filter((h) => h.author_links.includes("*")).length };
+    const response = { hits: { total: { value: heads.length } }, aggregations } as FacetAggregationResponse;
     return { statusCode: 200, body: response as T };
   };
   let meta: Record<string, unknown> = { workFacets: true, workFacetAuthors: true };
@@ -288,5 +334,79 @@ describe("the OpenSearch author facet", () => {
     shard.setMeta({ workFacets: true });
     expect(await shard.count("c", undefined, ["author"], 5)).toBeNull();
     expect(await shard.count("c", undefined, ["journal"], 5)).not.toBeNull();
+  });
+});
+
+describe("the OpenSearch author facet by person (mapping version 6)", () => {
+  const byWork = documents(300);
+  const people = { workFacets: true, workFacetAuthors: true, workFacetPeople: true };
+
+  it("writes each entry's person before any ORCID is resolved, its spelling, and its ORCID's role", () => {
+    const values = authorPeopleValues({
+      authorships: [
+        who("P. 4", "A4", "0000-0000-0000-0004"),
+        who("Q", null, "0000-0000-0000-0002"),
+        who("R", null, null),
+      ],
+    });
+    expect(values).toEqual({
+      author_person: ["id:A4", "id:0000-0000-0000-0002", "name:R"],
+      author_person_name: ["id:A4\u0001P. 4", "id:0000-0000-0000-0002\u0001Q", "name:R\u0001R"],
+      author_orcid_role: ["paired:0000-0000-0000-0004", "only:0000-0000-0000-0002"],
+    });
+  });
+
+  it("counts people in a few buckets, ties at the last one read in full, as the listed works are counted", async () => {
+    // an ORCID-only authorship no counted work pairs with an id (person 4's, whom others carry with one, left out)
+    const orcidOnly = [who("Person 6", null, "0000-0000-0000-0006"), who("Person 1", "A1", null)];
+    const chunks = byWork.map((work, i) => (i % 10 !== 3 ? work : work.map((m) => ({ ...m, authorships: orcidOnly }))));
+    const shard = simulatedShard(chunks.flat());
+    shard.setMeta(people);
+    for (const limit of [1, 2, 5, 100]) {
+      const own = await shard.count("c", undefined, ["author", "journal"], limit);
+      expect(own?.facets.author).toEqual(countFacets(listed(chunks.flat()), ["author"], limit).facets.author);
+    }
+    // one aggregation request a count, the ORCIDs checked; never every entry
+    expect(shard.requests.filter((r) => r === "facets")).toHaveLength(4);
+    expect(shard.requests).toContain("roles");
+    expect(shard.requests).not.toContain("links");
+    // ties at the last bucket: the engine orders them by key (A2 before A3), the facet by spelling ("Al" first)
+    const work = (i: number, authorships: ReturnType<typeof who>[]): ChunkMetadata => ({
+      doc_id: `t${i}`,
+      chunk_index: 0,
+      authorships,
+    });
+    const tied = [
+      work(0, [who("Zed", "A1", null), who("Zoe", "A2", null)]),
+      work(1, [who("Zed", "A1", null)]),
+      work(2, [who("Al", "A3", null)]),
+      work(3, [who("Cy", null, null)]),
+    ];
+    const small = simulatedShard(tied);
+    small.setMeta(people);
+    const two = await small.count("c", undefined, ["author"], 2);
+    expect(two?.facets.author).toEqual([
+      { value: "Zed", count: 2, id: "A1" },
+      { value: "Al", count: 1, id: "A3" },
+    ]);
+    expect(two?.facets.author).toEqual(countFacets(listed(tied), ["author"], 2).facets.author);
+    expect(small.requests).toEqual(["facets", "people"]);
+  });
+
+  it("counts by entry when an ORCID-only entry resolves to a counted id; declines a person named twice", async () => {
+    const chunks = byWork.flat();
+    const shard = simulatedShard(chunks);
+    shard.setMeta(people);
+    for (const limit of [1, 5, 100]) {
+      const own = await shard.count("c", undefined, ["author"], limit);
+      expect(own?.facets.author).toEqual(countFacets(listed(chunks), ["author"], limit).facets.author);
+    }
+    expect(shard.requests).toEqual(expect.arrayContaining(["orcids", "roles", "links"]));
+    const twice = byWork.map((work, i) =>
+      i !== 7 ? work : work.map((m) => ({ ...m, authorships: [who("Person 4", "A4", null), who("P. 4", "A4", null)] })),
+    );
+    const named = simulatedShard(twice.flat());
+    named.setMeta(people);
+    expect(await named.count("c", undefined, ["author"], 5)).toBeNull();
   });
 });

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import {
   countFacets,
+  cutListCounts,
   distinctWorks,
   FACETS,
   worksOfRankedList,
@@ -42,6 +43,17 @@ describe("the works of a query's ranked list", () => {
     // a work whose best row is below the threshold is out, even if a later row of it would be counted
     expect(worksOfRankedList([row("a", "7", 0.01), row("a", "7", 0.5)], 0.02)).toEqual([]);
     expect(worksOfRankedList([], 0.02)).toEqual([]);
+  });
+
+  it("takes a list cut at each collection's Nth document when it counts N works or ends under the threshold", () => {
+    const cut = [row("a", "1", 0.9), row("b", "5", 0.5), row("a", "2", 0.01), row("b", "6", 0.01)];
+    // every collection's last row under the threshold: the rows after the cut rank lower still
+    expect(cutListCounts(cut, 2, 0.02, 200)).toBe(true);
+    // N works counted: the rows after the cut are not read
+    expect(cutListCounts(cut.slice(0, 2), 2, 0.02, 2)).toBe(true);
+    // a collection whose last row is above the threshold (a DOI two documents share, or more rows to come)
+    expect(cutListCounts(cut.slice(0, 3), 2, 0.02, 200)).toBe(false);
+    expect(cutListCounts([], 0, 0.02, 200)).toBe(true);
   });
 
   it("counts a work held by two collections once, as the first holder; without a DOI by collection and doc_id", () => {

@@ -162,6 +162,7 @@ export async function searchCollections(
   limit: number,
   queryVector?: Float32Array,
   repeatPenalty: number = REPEAT_CHUNK_PENALTY,
+  keepDocuments: number = limit,
 ): Promise<MergedHit[]> {
   let vector: Float32Array | undefined = queryVector;
   if (!vector && searches.some((s) => s.filter !== "skip" && needsVector(s.collection))) {
@@ -191,12 +192,12 @@ export async function searchCollections(
           limit: repeatAwareDepth(limit, repeatPenalty),
           filter,
           // the engine may stop at the limit-th document: the rows below it cannot reach the page (repeats.ts)
-          ...(repeatPenalty > 0 ? { keep: { rows: limit, drops: dropsFragment } } : {}),
+          ...(repeatPenalty > 0 ? { keep: { rows: keepDocuments, drops: dropsFragment } } : {}),
         });
         const rows = hits.filter((hit) => !dropsFragment(hit.chunk));
         const kept = rows.slice(
           0,
-          documentsEnd(rows, limit, (hit) => String(hit.chunk.metadata.doc_id)),
+          documentsEnd(rows, keepDocuments, (hit) => String(hit.chunk.metadata.doc_id)),
         );
         return { key, source: collection.name, mode, hits: demoteRepeats(kept, repeatPenalty) };
       } catch (err) {
@@ -374,7 +375,8 @@ export async function targetListsOf(
 
 /**
  * The best `depth` chunks of a prepared request's ranked list as rows (the list /query pages through), nothing priced
- * into a charge, billed or recorded: works/facets counts the works of it.
+ * into a charge, billed or recorded: works/facets counts the works of it. With `documents`, each collection's list
+ * ends at the first chunk of its `documents`-th document (searchCollections' keepDocuments).
  */
 export async function rankedListRows(
   deps: SearchDeps,
@@ -382,9 +384,11 @@ export async function rankedListRows(
   prepared: PreparedRetrieval,
   query: string,
   depth: number,
+  documents?: number,
 ): Promise<CachedRow[]> {
   const lists = await targetListsOf(deps, prepared);
-  return (await searchCollections(deps, lists, query, depth)).map(rowMaker(auth, lists));
+  const merged = await searchCollections(deps, lists, query, depth, undefined, REPEAT_CHUNK_PENALTY, documents);
+  return merged.map(rowMaker(auth, lists));
 }
 
 /**

@@ -84,6 +84,24 @@ export function worksOfRankedList<T extends RankedFacetRow>(
   return works;
 }
 
+/**
+ * Whether the works a ranked list cut at each collection's `maxWorks`-th document (SearchRequest.keep) counts are the
+ * whole list's: when they reach `maxWorks`, or when each collection's last row is under the threshold (its rows after
+ * the cut rank lower still, so none would count). Otherwise (two documents of one work, a DOI, among the first, or a
+ * list that ended above the threshold) the caller reads the list to its full depth.
+ */
+export function cutListCounts<T extends RankedFacetRow>(
+  rows: readonly T[],
+  counted: number,
+  minRelevance: number,
+  maxWorks: number = FACET_QUERY_MAX_WORKS,
+): boolean {
+  if (counted >= maxWorks) return true;
+  const lastOf = new Map<string, T>();
+  for (const row of rows) lastOf.set(row.physical, row);
+  return [...lastOf.values()].every((row) => !meetsMinRelevance(row.relevance, minRelevance));
+}
+
 /** The same work held by several collections (the same DOI) counted once, as the first document naming it. */
 export function distinctWorks<T extends FacetDocument>(documents: readonly T[]): T[] {
   const seen = new Set<string>();

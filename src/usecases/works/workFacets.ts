@@ -28,6 +28,7 @@ import {
   FACET_QUERY_DEPTH_CHUNKS,
   FACET_QUERY_MAX_WORKS,
   worksOfRankedList,
+  cutListCounts,
   type FacetBucket,
   type FacetCounts,
   type FacetDocument,
@@ -68,7 +69,13 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
   /** The works a request counts, one per work: a query's ranked list, or every document the filters keep. */
   async function worksOf(auth: AuthContext, prepared: PreparedRetrieval, query: string | undefined) {
     if (query !== undefined) {
-      const rows = await rankedListRows(deps.search, auth, prepared, query, FACET_QUERY_DEPTH_CHUNKS);
+      // the list through each collection's FACET_QUERY_MAX_WORKS-th document first: the engine fetches and re-scores
+      // only those rows, the same works whenever cutListCounts says so; else the list to its full depth
+      const depth = FACET_QUERY_DEPTH_CHUNKS;
+      const cut = await rankedListRows(deps.search, auth, prepared, query, depth, FACET_QUERY_MAX_WORKS);
+      const works = worksOfRankedList(cut, RECOMMENDED_MIN_RELEVANCE, FACET_QUERY_MAX_WORKS);
+      if (cutListCounts(cut, works.length, RECOMMENDED_MIN_RELEVANCE, FACET_QUERY_MAX_WORKS)) return works;
+      const rows = await rankedListRows(deps.search, auth, prepared, query, depth);
       return worksOfRankedList(rows, RECOMMENDED_MIN_RELEVANCE, FACET_QUERY_MAX_WORKS);
     }
     const lists = await targetListsOf(deps.search, prepared);

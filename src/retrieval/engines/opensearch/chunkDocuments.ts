@@ -1,7 +1,12 @@
 // What the OpenSearch adapter stores per chunk, what it knows of a collection index, and how a chunk record maps onto
 // the stored document and back.
 import type { ChunkMetadata, ChunkRecord } from "../../port.js";
-import { workFacetValues, type WorkFacetValues } from "../../workFacetValues.js";
+import {
+  authorPeopleValues,
+  workFacetValues,
+  type AuthorPeopleValues,
+  type WorkFacetValues,
+} from "../../workFacetValues.js";
 import { decodeVector, encodeVector } from "./denseScoring.js";
 import { FIELD, type VectorStorage } from "./indexMapping.js";
 
@@ -15,7 +20,7 @@ export interface ChunkDocument {
   [FIELD.vectorBinary]?: string;
   [FIELD.vectorKnn]?: number[];
   /** on a document's first chunk (chunk_index 0) only: one chunk per work for the facets' aggregations */
-  [FIELD.workFacets]?: WorkFacetValues;
+  [FIELD.workFacets]?: WorkFacetValues & AuthorPeopleValues;
 }
 
 /** What the adapter knows of a collection index, from its mapping. */
@@ -46,7 +51,8 @@ export function toDocument(chunk: ChunkRecord, info: IndexInfo, fingerprint: str
     [FIELD.metadata]: chunk.metadata,
     [FIELD.fingerprint]: fingerprint,
   };
-  if (chunk.metadata.chunk_index === 0) document[FIELD.workFacets] = workFacetValues(chunk.metadata);
+  if (chunk.metadata.chunk_index === 0)
+    document[FIELD.workFacets] = { ...workFacetValues(chunk.metadata), ...authorPeopleValues(chunk.metadata) };
   if (chunk.vector) {
     if (chunk.vector.length !== info.dims) {
       throw new Error(

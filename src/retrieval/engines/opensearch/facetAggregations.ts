@@ -14,6 +14,7 @@ import {
   type EngineFacetBucket,
   type EngineFacetCounts,
 } from "../../workFacetValues.js";
+import { authorFacetByPerson, orcidRoleAggregations, peopleAggregation, type PeopleResponse } from "./authorPeople.js";
 import { DEFAULT_INDEX_LAYOUT, FIELD, FIRST_CHUNKS, type IndexLayout } from "./indexMapping.js";
 import type { SearchEngine } from "../../port.js";
 import type { Transport } from "./transport.js";
@@ -39,6 +40,7 @@ export function facetAggregationBody(
   filter: FilterNode | undefined,
   facets: readonly EngineFacet[],
   limit: number,
+  authors: "by entry" | "by person" = "by entry",
 ): Record<string, unknown> {
   const aggs: Record<string, unknown> = {
     [SHARED_DOI]: { terms: { field: `${FIELD.metadata}.doi`, min_doc_count: 2, size: 1 } },
@@ -47,13 +49,16 @@ export function facetAggregationBody(
     const terms = { field: `${FIELD.workFacets}.${facet}`, size: facet === "author" ? MAX_AUTHOR_ENTRIES : limit + 1 };
     if (facet === "author")
       aggs[SAME_PERSON] = { filter: { term: { [`${FIELD.workFacets}.author_links`]: SAME_PERSON_LINK } } };
+    if (facet === "author" && authors === "by person") Object.assign(aggs, orcidRoleAggregations());
     aggs[facet] =
-      facet === "journal"
-        ? {
-            terms,
-            aggs: { issn: { terms: { field: `${FIELD.workFacets}.issn`, size: 1, order: { _key: "asc" } } } },
-          }
-        : { terms };
+      facet === "author" && authors === "by person"
+        ? peopleAggregation(limit + 1)
+        : facet === "journal"
+          ? {
+              terms,
+              aggs: { issn: { terms: { field: `${FIELD.workFacets}.issn`, size: 1, order: { _key: "asc" } } } },
+            }
+          : { terms };
   }
   return {
     size: 0,
@@ -93,20 +98,17 @@ async function authorFacetOf(
   return authorBuckets(weighted).sort(byCountThenValue).slice(0, limit);
 }
 
-/** The body counting the works under the filter that carry any of these author links. */
-function authorLinksBody(filter: FilterNode | undefined, links: string[]): Record<string, unknown> {
+/** The body counting the works under the filter that pass `also` too, with these aggregations. */
+function countedWorksBody(
+  filter: FilterNode | undefined,
+  also: unknown[],
+  aggs: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     size: 0,
     track_total_hits: true,
-    query: {
-      bool: {
-        filter: [
-          ...(filter ? [compileToOpenSearch(filter)] : []),
-          FIRST_CHUNKS,
-          { terms: { [`${FIELD.workFacets}.author_links`]: links } },
-        ],
-      },
-    },
+    query: { bool: { filter: [...(filter ? [compileToOpenSearch(filter)] : []), FIRST_CHUNKS, ...also] } },
+    aggs,
   };
 }
 
@@ -138,9 +140,10 @@ export function facetCountsOf(
 
 /**
  * Which work_facets an index's first chunks all carry: none (written before mapping version 4), all but the author
- * entries (version 4), or all (`_meta.workFacetAuthors`, version 5).
+ * entries (version 4), the author entries but not their people (`_meta.workFacetAuthors`, version 5), or all
+ * (`_meta.workFacetPeople`, version 6).
  */
-type FacetFields = "none" | "some" | "author";
+type FacetFields = "none" | "some" | "author" | "people";
 
 /**
  * SearchEngine.facetCounts on OpenSearch: null for an index written before its first chunks carried work_facets
@@ -157,13 +160,20 @@ export function facetCountsOver(
   const withFacets = new Map<string, FacetFields>();
   async function facetFields(name: string): Promise<FacetFields> {
     const known = withFacets.get(name);
-    if (known === "author") return known;
+    if (known === "people") return known;
     const { body } = await call<Record<string, { mappings: { _meta?: Record<string, unknown> } }>>(
       "GET",
       `/${name}/_mapping`,
     );
     const meta = body[name]?.mappings._meta;
-    const fields: FacetFields = meta?.workFacets !== true ? "none" : meta.workFacetAuthors === true ? "author" : "some";
+    const fields: FacetFields =
+      meta?.workFacets !== true
+        ? "none"
+        : meta.workFacetPeople === true
+          ? "people"
+          : meta.workFacetAuthors === true
+            ? "author"
+            : "some";
     withFacets.set(name, fields);
     return fields;
   }
@@ -174,13 +184,27 @@ export function facetCountsOver(
     if (fields === "none" || (fields === "some" && facets.includes("author"))) return null;
     const search = <T>(body: Record<string, unknown>) =>
       call<T>("POST", `/${name}/_search?allow_partial_search_results=false`, body);
-    const { body } = await search<FacetAggregationResponse>(facetAggregationBody(filter, facets, limit));
+    const authors = fields === "people" ? "by person" : "by entry";
+    const { body } = await search<FacetAggregationResponse>(facetAggregationBody(filter, facets, limit, authors));
     const counts = facetCountsOf(body, facets, limit);
     if (!counts || !facets.includes("author")) return counts;
-    const author = await authorFacetOf(body, limit, async (links) => {
-      const linked = await search<FacetAggregationResponse>(authorLinksBody(filter, links));
-      return linked.body.hits.total.value;
-    });
+    const byEntry = async (first: FacetAggregationResponse) =>
+      authorFacetOf(first, limit, async (links) => {
+        const linked = await search<FacetAggregationResponse>(
+          countedWorksBody(filter, [{ terms: { [`${FIELD.workFacets}.author_links`]: links } }]),
+        );
+        return linked.body.hits.total.value;
+      });
+    let author =
+      authors === "by person"
+        ? await authorFacetByPerson(body, SAME_PERSON, limit, async (also, aggs) => {
+            return (await search<PeopleResponse>(countedWorksBody(filter, also, aggs))).body;
+          })
+        : await byEntry(body);
+    if (author === "by entry")
+      author = await byEntry(
+        (await search<FacetAggregationResponse>(facetAggregationBody(filter, ["author"], limit))).body,
+      );
     if (!author) return null;
     counts.facets.author = author;
     return counts;

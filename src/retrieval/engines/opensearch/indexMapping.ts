@@ -2,15 +2,21 @@
 // same k1/b as the embedded engine), typed metadata fields with the filter semantics, and the vector field.
 import { DATE_FIELDS, MAX_FILTERABLE_TEXT_LENGTH } from "../../../filters/compileToPredicate.js";
 import { BM25_B, BM25_K1 } from "../../fusion.js";
-import { ENGINE_FACETS } from "../../workFacetValues.js";
+import { ENGINE_FACETS, type AuthorPeopleValues } from "../../workFacetValues.js";
+
+const AUTHOR_PEOPLE_FIELDS: ReadonlyArray<keyof AuthorPeopleValues> = [
+  "author_person",
+  "author_person_name",
+  "author_orcid_role",
+];
 
 /**
  * Version of this mapping. 2: k-NN indexes keep the vector out of the stored _source (as JSON it was most of the index
  * and of every search response) and carry it as binary doc values too, for exact cosines in a script field. The
  * adapter still reads version 1 indexes (their cosines come from the _source vector); older ones need a re-index.
  */
-export const OPENSEARCH_MAPPING_VERSION = 5;
-export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2, 3, 4, 5];
+export const OPENSEARCH_MAPPING_VERSION = 6;
+export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2, 3, 4, 5, 6];
 
 /**
  * Version 3 maps `metadata.author_id` (the authorships' OpenAlex ids and ORCIDs the `author_id` filter matches). An
@@ -21,6 +27,9 @@ export const READABLE_MAPPING_VERSIONS: readonly number[] = [1, 2, 3, 4, 5];
  * (exact, slower) until the collection is re-indexed into a new index, whose `_meta` says every first chunk has them.
  * Version 5 adds `work_facets.author` and `work_facets.author_links` (the author facet's entries); likewise added in
  * place to an older index, whose author facet stays counted from the listed documents (no `_meta.workFacetAuthors`).
+ * Version 6 adds `work_facets.author_person`, `author_person_name` and `author_orcid_role` (authorPeopleValues: the
+ * author facet counted by person in a terms aggregation of a few buckets); an older index without them
+ * (`_meta.workFacetPeople`) keeps counting the author facet from its entries.
  */
 export function mappingUpgradeBody(meta: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -134,7 +143,9 @@ function workFacetsMapping(): Record<string, unknown> {
   return {
     type: "object",
     dynamic: false,
-    properties: Object.fromEntries([...ENGINE_FACETS, "issn", "author_links"].map((facet) => [facet, exact] as const)),
+    properties: Object.fromEntries(
+      [...ENGINE_FACETS, "issn", "author_links", ...AUTHOR_PEOPLE_FIELDS].map((facet) => [facet, exact] as const),
+    ),
   };
 }
 
@@ -196,6 +207,7 @@ export function chunkIndexBody(
         // every first chunk indexed into this index carries work_facets (see mappingUpgradeBody)
         workFacets: true,
         workFacetAuthors: true,
+        workFacetPeople: true,
         ...(embedding ? { embedding } : {}),
       },
       // the graph's copy of the vector is not stored as JSON: the binary field (base64 in _source) carries it
