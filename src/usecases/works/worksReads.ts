@@ -171,13 +171,14 @@ export async function citingRows(
     date: string | null;
   }>(
     `WITH t AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(doi, pmid, oa, i)),
+     -- each branch names its id not null: the partial covering indexes answer it (src/eventstore/schema.ts)
      hits AS (
        SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.doi = t.doi
-         WHERE e.index_key = ANY($4::text[])
+         WHERE e.doi IS NOT NULL AND e.index_key = ANY($4::text[])
        UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.pmid = t.pmid
-         WHERE e.index_key = ANY($4::text[])
+         WHERE e.pmid IS NOT NULL AND e.index_key = ANY($4::text[])
        UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.openalex = t.oa
-         WHERE e.index_key = ANY($4::text[]))
+         WHERE e.openalex IS NOT NULL AND e.index_key = ANY($4::text[]))
      SELECT h.i, w.index_key, w.doc_id, w.doi, w.pmid, w.openalex,
        ${withDate ? "w.fields->>'publication_date'" : "NULL::text"} AS date
      FROM hits h JOIN works w ON w.index_key = h.index_key AND w.doc_id = h.doc_id`,
