@@ -1,8 +1,8 @@
 // Generated works for the works bench at scale (bench/works.ts --generated N): realistic OpenAlex-like works (ids,
 // DOIs, PMIDs for most, titles, years leaning recent, journals of a skewed size, authorships with OpenAlex ids and
 // some ORCIDs, about 30 references each whose targets follow a skewed cited-by distribution: the most cited works are
-// cited tens of thousands of times, the median one about twenty) written through the ingestion's own writer
-// into the tables ingestion writes (src/ingest/works.ts writeWorks), by COPY. Deterministic: the same N gives the same works.
+// cited tens of thousands of times, the median one about twenty), COPYed into the tables ingestion writes as its
+// writer (src/ingest/works.ts writeWorks) would fill them. Deterministic: the same N gives the same works.
 import type { Db } from "../src/eventstore/db.js";
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
