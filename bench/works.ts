@@ -8,6 +8,8 @@
 // GET /authors?name= and GET /authors/{id}/works run them (random OpenAlex author ids and family names of the same
 // works). Prints JSON and readable lines. The same at scale, on both engines: bench/facetsScale.ts.
 // Usage: npm run bench:works [-- --lookups 300] [--batches 30] [--facets 30] [--authors 100]
+// At scale, in PostgreSQL (bench/worksScale.ts): npm run bench:works -- --generated 1000000 --store postgres
+//   [--repeats 100] [--cited-repeats 20] [--drop]
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +32,7 @@ import { openEmbedder } from "../src/app/composition.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { benchConfig, ingestBenchCollection } from "./scifactBench.js";
 import type { AuthContext } from "../src/usecases/auth/context.js";
+import { runScale } from "./worksScale.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -37,8 +40,26 @@ const { values: args } = parseArgs({
     batches: { type: "string", default: "30" },
     facets: { type: "string", default: "30" },
     authors: { type: "string", default: "100" },
+    generated: { type: "string" },
+    store: { type: "string", default: "pglite" },
+    repeats: { type: "string", default: "100" },
+    "cited-repeats": { type: "string", default: "20" },
+    drop: { type: "boolean", default: false },
   },
 });
+
+if (args.generated !== undefined) {
+  const generated = Number(args.generated);
+  if (!Number.isInteger(generated) || generated < 1000 || args.store !== "postgres")
+    throw new Error("--generated takes a whole number of works, at least 1000, with --store postgres");
+  await runScale({
+    generated,
+    drop: args.drop,
+    repeats: Number(args.repeats),
+    citedRepeats: Number(args["cited-repeats"]),
+  });
+  process.exit(0);
+}
 
 const config = loadConfig(process.env);
 const catalog = await loadCollectionCatalog(config.collectionsConfig);

@@ -99,9 +99,20 @@ CREATE TABLE IF NOT EXISTS work_references (
   openalex  TEXT,
   PRIMARY KEY (index_key, doc_id, position)
 );
-CREATE INDEX IF NOT EXISTS work_references_doi ON work_references (doi);
-CREATE INDEX IF NOT EXISTS work_references_pmid ON work_references (pmid);
-CREATE INDEX IF NOT EXISTS work_references_openalex ON work_references (openalex);
+-- A work's citing documents (cited-by lists, citedByHeld) are read by the cited id: each index holds the edge's index
+-- key and doc_id beside the id, so a work cited thousands of times is read from a few index pages (an index-only
+-- scan) instead of as many edge rows scattered over the table; the DOI and PMID ones only where the edge has one
+-- (OpenAlex records its references by OpenAlex id alone: the single-column indexes they replace held a null for
+-- nearly every edge). Measured at a million works in docs/measurements.md ("Works at a million").
+CREATE INDEX IF NOT EXISTS work_references_cited_openalex ON work_references (openalex, index_key, doc_id)
+  WHERE openalex IS NOT NULL;
+CREATE INDEX IF NOT EXISTS work_references_cited_doi ON work_references (doi, index_key, doc_id)
+  WHERE doi IS NOT NULL;
+CREATE INDEX IF NOT EXISTS work_references_cited_pmid ON work_references (pmid, index_key, doc_id)
+  WHERE pmid IS NOT NULL;
+DROP INDEX IF EXISTS work_references_doi;
+DROP INDEX IF EXISTS work_references_pmid;
+DROP INDEX IF EXISTS work_references_openalex;
 -- Each work's authorships (src/ingest/works.ts writes them with the work; src/usecases/authors reads them): an author
 -- is found by OpenAlex id or ORCID, and by the folded name (accents and case removed) when searched for by name.
 CREATE TABLE IF NOT EXISTS work_authors (

@@ -32,6 +32,34 @@ describe("migrate", () => {
     }
   });
 
+  it("a store made before the citing indexes gets them in place of the single-column ones, once", async () => {
+    const db = await openPostgres(await createPostgresDatabase(), FEATURE_PROJECTORS, 2);
+    try {
+      await migrate(db, PROJECTION_READ_MODELS);
+      // the works tables as an earlier version left them, with an edge
+      for (const id of ["openalex", "doi", "pmid"]) {
+        await db.query(`DROP INDEX work_references_cited_${id}`);
+        await db.query(`CREATE INDEX work_references_${id} ON work_references (${id})`);
+      }
+      await db.query("INSERT INTO work_references VALUES ('embedded/c', 'd1', 0, NULL, NULL, 'W1')");
+      await db.query("DELETE FROM schema_version");
+      await migrate(db, PROJECTION_READ_MODELS);
+      await migrate(db, PROJECTION_READ_MODELS);
+      const indexes = await db.query<{ indexname: string }>(
+        "SELECT indexname FROM pg_indexes WHERE tablename = 'work_references' ORDER BY indexname",
+      );
+      expect(indexes.map((r) => r.indexname)).toEqual([
+        "work_references_cited_doi",
+        "work_references_cited_openalex",
+        "work_references_cited_pmid",
+        "work_references_pkey",
+      ]);
+      expect(await db.query("SELECT doc_id FROM work_references WHERE openalex = 'W1'")).toEqual([{ doc_id: "d1" }]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("a process starting on a current schema runs no DDL: it never waits on tables live requests hold", async () => {
     const url = await createPostgresDatabase();
     const first = await openPostgres(url, FEATURE_PROJECTORS, 2);

@@ -23,8 +23,8 @@ import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
 import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
 import { readJatsDocuments } from "../../src/ingest/jatsReader.js";
 import { workOfDocument } from "../../src/ingest/works.js";
-import { groupRows } from "../../src/usecases/works/workShapes.js";
-import type { WorkRow } from "../../src/usecases/works/worksReads.js";
+import { citingOrder, groupRows } from "../../src/usecases/works/workShapes.js";
+import type { CitingRow, WorkRow } from "../../src/usecases/works/worksReads.js";
 import { exportWorks, exportWorksOfRows, type ExportWork } from "../../src/usecases/works/citationExport.js";
 import { rowsWithIntegrity } from "../../src/usecases/works/integrityRows.js";
 import { tempDirs } from "../support/tempDirs.js";
@@ -275,6 +275,27 @@ describe("one work in several collections", () => {
       row("e/s", "5", {}),
     ]);
     expect(groups.map((g) => g.map((r) => r.indexKey))).toEqual([["e/a", "e/c", "e/d"], ["e/b"], ["e/s"]]);
+  });
+  it("orders citing works from their ids and dates alone: newest first, then by the work's key", () => {
+    const citing = (indexKey: string, docId: string, date: string | null, ids: Partial<CitingRow> = {}): CitingRow => ({
+      indexKey,
+      docId,
+      doi: null,
+      pmid: null,
+      openalex: null,
+      date,
+      ...ids,
+    });
+    const groups = groupRows([
+      citing("e/b", "W2", "2021-01-01", { openalex: "W2" }),
+      citing("e/a", "d1", null, { doi: "10.1/b", openalex: "W3" }),
+      citing("e/b", "W3", "2019-05-01", { openalex: "W3" }),
+      citing("e/a", "p7", "2021-01-01", { pmid: "7" }),
+      citing("e/a", "x", null),
+    ]);
+    const ordered = citingOrder(groups, ["e/a", "e/b"]);
+    // W3's date comes from its second collection; within a group the first collection's row leads; same date: by key
+    expect(ordered.map((g) => g.map((r) => r.docId))).toEqual([["p7"], ["W2"], ["d1", "W3"], ["x"]]);
   });
 });
 

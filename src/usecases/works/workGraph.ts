@@ -2,12 +2,12 @@
 import type { AuthContext } from "../auth/context.js";
 import { Rejection } from "../../domain/rejection.js";
 import { listCursorOf, offsetOfCursor } from "../../domain/cursors.js";
-import { citingRows, referencesOf } from "./worksReads.js";
+import { citingRows, referencesOf, rowsByDocuments } from "./worksReads.js";
 import { admit, entriesFor, resolve, scopeOf, workKey, worksOf, type WorksContext } from "./worksContext.js";
 import {
   citedByNote,
+  citingOrder,
   groupRows,
-  listedOrder,
   notFound,
   referencesNote,
   syntheticPage,
@@ -65,22 +65,21 @@ export async function citedBy(
   const opened = await openList(ctx, auth, id, "cited-by", page.cursor);
   if (!opened) return syntheticPage(id, "cited-by");
   const { keys, work, offset } = opened;
-  const citing = groupRows(
-    (await citingRows(ctx.db, keys, [{ doi: work.ids.doi, pmid: work.ids.pmid, openalex: work.ids.openalex }])).get(
-      0,
-    ) ?? [],
-  );
-  const all = await worksOf(ctx, citing, keys);
-  // newest first, then by id: a stable order the cursor pages through
-  all.sort((a, b) =>
-    listedOrder({ date: a.publication_date, key: workKey(a) }, { date: b.publication_date, key: workKey(b) }),
-  );
-  const items = all.slice(offset, offset + page.limit).map((w) => ({ held: true as const, ...w }));
+  // the citing works ordered from their ids and dates; only the page's works are read whole and answered
+  const identity = { doi: work.ids.doi, pmid: work.ids.pmid, openalex: work.ids.openalex };
+  const citing = citingOrder(groupRows((await citingRows(ctx.db, keys, [identity], true)).get(0) ?? []), keys);
+  const shown = citing.slice(offset, offset + page.limit);
+  const found = await rowsByDocuments(ctx.db, shown.flat());
+  const groups = shown
+    .map((g) => g.flatMap((r) => found.get(`${r.indexKey}\u0000${r.docId}`) ?? []))
+    .filter((g) => g.length > 0);
+  const items = (await worksOf(ctx, groups, keys)).map((w) => ({ held: true as const, ...w }));
+  const held = citing.length;
   const next =
-    offset + page.limit < all.length
+    offset + page.limit < held
       ? listCursorOf({ list: "cited-by", work: workKey(work), offset: offset + page.limit })
       : null;
   const recorded = work.citedByCount;
-  const note = citedByNote(recorded, all.length);
-  return { work: { ids: work.ids }, items, nextCursor: next, coverage: { recorded, held: all.length, note } };
+  const note = citedByNote(recorded, held);
+  return { work: { ids: work.ids }, items, nextCursor: next, coverage: { recorded, held, note } };
 }

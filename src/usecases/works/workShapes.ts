@@ -9,7 +9,7 @@ import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
 import type { WorkFields } from "../../ingest/works.js";
 import type { IntegrityOf } from "./integrityRows.js";
 import type { ExportExtras } from "./citationExport.js";
-import type { WorkRow } from "./worksReads.js";
+import type { CitingRow, WorkRow } from "./worksReads.js";
 
 /** What exports add to a work (the works table keeps it): never in the JSON answers. */
 type ExportOnlyField = "abstract" | "keywords" | "mesh";
@@ -78,8 +78,8 @@ export function notFound(id: string): string {
 }
 
 /** Groups rows that share a DOI, PMID or OpenAlex id (the same work in several collections), in first-seen order. */
-export function groupRows(rows: readonly WorkRow[]): WorkRow[][] {
-  const groups: WorkRow[][] = [];
+export function groupRows<R extends Pick<WorkRow, "doi" | "pmid" | "openalex">>(rows: readonly R[]): R[][] {
+  const groups: R[][] = [];
   const byId = new Map<string, number>();
   for (const row of rows) {
     const keys = [
@@ -118,6 +118,24 @@ export function listedOrder(a: { date: string | null; key: string }, b: { date: 
   return (b.date ?? "").localeCompare(a.date ?? "") || a.key.localeCompare(b.key);
 }
 
+/**
+ * The works citing a work (groups of citing documents, groupRows) in the cited-by list's order, from their ids and
+ * dates alone: each group's rows in catalogue order (as its work is answered), its date the first it has, its key the
+ * work's (OpenAlex id, else DOI, else PMID, else the first row's doc_id); then listedOrder.
+ */
+export function citingOrder(groups: readonly CitingRow[][], keys: readonly string[]): CitingRow[][] {
+  const order = new Map(keys.map((k, i) => [k, i]));
+  return groups
+    .map((g) => [...g].sort((a, b) => (order.get(a.indexKey) ?? 0) - (order.get(b.indexKey) ?? 0)))
+    .map((g) => ({
+      g,
+      date: g.map((r) => r.date).find((d) => d !== null) ?? null,
+      key: pick(g, (r) => r.openalex) ?? pick(g, (r) => r.doi) ?? pick(g, (r) => r.pmid) ?? g[0]!.docId,
+    }))
+    .sort(listedOrder)
+    .map(({ g }) => g);
+}
+
 /** An unheld reference: the ids its source gives and the link that resolves it. */
 export function unheldEntry(r: CitedWorkIds): Omit<Extract<GraphEntry, { held: false }>, "held"> {
   const ids = { doi: r.doi ?? null, pmid: r.pmid ?? null, openalex: r.openalex ?? null };
@@ -147,7 +165,7 @@ export function exportExtrasOf(rows: readonly WorkRow[]): ExportExtras {
   };
 }
 
-export function pick(rows: readonly WorkRow[], f: (r: WorkRow) => string | null): string | null {
+export function pick<R>(rows: readonly R[], f: (r: R) => string | null): string | null {
   for (const r of rows) {
     const v = f(r);
     if (v) return v;

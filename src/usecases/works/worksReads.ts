@@ -138,31 +138,63 @@ export interface CitedIdentity {
   openalex: string | null;
 }
 
-/** The rows of the reachable indexes whose reference lists cite each identity, by the identity's position. */
+/**
+ * A work citing another, as the citing lists need it: which document, the ids that group it with its copies in other
+ * collections (groupRows) and, when asked for, its publication date (the order of a cited-by page). Never its fields:
+ * a work cited thousands of times is counted and ordered from these, and only a page's works are read whole.
+ */
+export interface CitingRow {
+  indexKey: string;
+  docId: string;
+  doi: string | null;
+  pmid: string | null;
+  openalex: string | null;
+  date: string | null;
+}
+
+/** The documents of the reachable indexes whose reference lists cite each identity, by the identity's position. */
 export async function citingRows(
   db: Queryable,
   indexKeys: readonly string[],
   targets: readonly CitedIdentity[],
-): Promise<Map<number, WorkRow[]>> {
-  const found = new Map<number, WorkRow[]>();
+  withDate = false,
+): Promise<Map<number, CitingRow[]>> {
+  const found = new Map<number, CitingRow[]>();
   if (targets.length === 0 || indexKeys.length === 0) return found;
-  const rows = await db.query<RawRow & { i: number | string }>(
+  const rows = await db.query<{
+    i: number | string;
+    index_key: string;
+    doc_id: string;
+    doi: string | null;
+    pmid: string | null;
+    openalex: string | null;
+    date: string | null;
+  }>(
     `WITH t AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(doi, pmid, oa, i)),
+     -- each branch names its id not null: the partial covering indexes answer it (src/eventstore/schema.ts)
      hits AS (
        SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.doi = t.doi
-         WHERE e.index_key = ANY($4::text[])
+         WHERE e.doi IS NOT NULL AND e.index_key = ANY($4::text[])
        UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.pmid = t.pmid
-         WHERE e.index_key = ANY($4::text[])
+         WHERE e.pmid IS NOT NULL AND e.index_key = ANY($4::text[])
        UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.openalex = t.oa
-         WHERE e.index_key = ANY($4::text[]))
-     SELECT h.i, ${COLUMNS.split(", ")
-       .map((c) => `w.${c}`)
-       .join(", ")} FROM hits h JOIN works w ON w.index_key = h.index_key AND w.doc_id = h.doc_id`,
+         WHERE e.openalex IS NOT NULL AND e.index_key = ANY($4::text[]))
+     SELECT h.i, w.index_key, w.doc_id, w.doi, w.pmid, w.openalex,
+       ${withDate ? "w.fields->>'publication_date'" : "NULL::text"} AS date
+     FROM hits h JOIN works w ON w.index_key = h.index_key AND w.doc_id = h.doc_id`,
     [targets.map((t) => t.doi), targets.map((t) => t.pmid), targets.map((t) => t.openalex), [...indexKeys]],
   );
   for (const raw of rows) {
     const i = Number(raw.i) - 1;
-    found.set(i, [...(found.get(i) ?? []), rowOf(raw)]);
+    const row: CitingRow = {
+      indexKey: raw.index_key,
+      docId: raw.doc_id,
+      doi: raw.doi,
+      pmid: raw.pmid,
+      openalex: raw.openalex,
+      date: raw.date,
+    };
+    found.set(i, [...(found.get(i) ?? []), row]);
   }
   return found;
 }
