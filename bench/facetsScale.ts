@@ -34,7 +34,7 @@ import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/open
 import { facetAggregationBody } from "../src/retrieval/engines/opensearch/facetAggregations.js";
 import type { EngineFacet } from "../src/retrieval/workFacetValues.js";
 import type { ChunkRecord, SearchEngine } from "../src/retrieval/port.js";
-import type { AuthContext } from "../src/usecases/auth/context.js";
+import { UNLIMITED_BENCH_AUTH } from "./benchAuth.js";
 import { createAuthors } from "../src/usecases/authors/authors.js";
 import { createWorks } from "../src/usecases/works/works.js";
 import { createWorkFacets, type FacetsRequest } from "../src/usecases/works/workFacets.js";
@@ -293,15 +293,7 @@ try {
   await migrate(db, PROJECTION_READ_MODELS);
   const { indexSeconds, worksSeconds, works: workCount, someone } = cached ?? (await load());
 
-  const auth = {
-    key: { id: "key_bench", collections: null },
-    org: {
-      id: "org_bench",
-      limits: { perMinute: 1e9, daily: 1e9, monthly: 1e9 },
-      priceOverrides: new Map(),
-    },
-    billingMode: "live",
-  } as unknown as AuthContext;
+  const auth = UNLIMITED_BENCH_AUTH;
   const noIntegrity = async (refs: readonly unknown[]) => refs.map(() => ({ status: "none" as const, notices: [] }));
   const facetsApi = createWorkFacets({
     search: { catalog: scaleCatalog, engine, embedder },

@@ -31,7 +31,7 @@ import { FACETS } from "../src/usecases/works/facetCounts.js";
 import { openEmbedder } from "../src/app/composition.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { benchConfig, ingestBenchCollection } from "./scifactBench.js";
-import type { AuthContext } from "../src/usecases/auth/context.js";
+import { UNLIMITED_BENCH_AUTH } from "./benchAuth.js";
 import { runScale } from "./worksScale.js";
 
 const { values: args } = parseArgs({
@@ -87,16 +87,7 @@ try {
     rowIntegrity: integrityOfWorks({ db, engineKind: "embedded", retractions }),
     clock: () => new Date(),
   });
-  // a live key of an organization whose per-minute budget the benchmark does not reach
-  const auth = {
-    key: { id: "key_bench", collections: null },
-    org: {
-      id: "org_bench",
-      limits: { perMinute: 1_000_000_000, daily: 1_000_000_000, monthly: 1_000_000_000 },
-      priceOverrides: new Map(),
-    },
-    billingMode: "live",
-  } as unknown as AuthContext;
+  const auth = UNLIMITED_BENCH_AUTH;
 
   const dois = works.flatMap((w) => (w.doi ? [w.doi] : []));
   let seed = 7;

@@ -21,7 +21,7 @@ import { createAuthors } from "../src/usecases/authors/authors.js";
 import { listCursorOf } from "../src/domain/cursors.js";
 import { readComponent } from "../src/infra/components.js";
 import { startPostgresServer } from "../src/infra/postgresServer.js";
-import type { AuthContext } from "../src/usecases/auth/context.js";
+import { UNLIMITED_BENCH_AUTH } from "./benchAuth.js";
 import { citedRank, generatedIds, generatedWork, loadGenerated, seeded, workOfRank } from "./worksGenerated.js";
 
 export interface ScaleArgs {
@@ -153,16 +153,7 @@ async function measure(db: Db, catalog: Catalog, n: number, args: ScaleArgs) {
     clock: () => new Date(),
   });
   const authors = createAuthors({ db, works: api });
-  // a live key of an organization whose per-minute budget the benchmark does not reach
-  const auth = {
-    key: { id: "key_bench", collections: null },
-    org: {
-      id: "org_bench",
-      limits: { perMinute: 1_000_000_000, daily: 1_000_000_000, monthly: 1_000_000_000 },
-      priceOverrides: new Map(),
-    },
-    billingMode: "live",
-  } as unknown as AuthContext;
+  const auth = UNLIMITED_BENCH_AUTH;
   const random = seeded(42);
   const any = () => Math.floor(random() * n);
   const idOf = () => (random() < 0.1 ? `10.9999/unknown.${any()}` : generatedIds(any()).doi);

@@ -2,6 +2,7 @@
 // events (the same events the ledger lists), so the per-key and per-collection totals add up to the ledger's charges
 // for the range. The range's rules (dates, order, length, quick choices) are pure functions here.
 import type { Db } from "../../eventstore/db.js";
+import type { RowOf } from "../../../projections/tables.js";
 import { orgStream, type DomainEvent } from "../../domain/events.js";
 import { dayPeriod } from "../../domain/queryQuota.js";
 
@@ -157,15 +158,7 @@ export function dailyUsage(report: Pick<UsageReport, "lines">) {
 }
 
 /** A day's row of proj_collection_usage: one collection's searches, unlocked rows, tokens and spend. */
-interface CollectionDayRow {
-  day: string;
-  collection: string;
-  queries: number;
-  unlocked_results: number;
-  tokens: string;
-  charged_micros: string;
-  unlocked_micros: string;
-}
+type CollectionDayRow = Omit<RowOf["collection_usage"], "org_id">;
 
 /**
  * Per day and collection from the projections, what dailyUsage folds from the events: the collections' rows, and a
