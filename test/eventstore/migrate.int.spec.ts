@@ -5,9 +5,38 @@ import { describe, expect, it } from "vitest";
 import { openPostgres, type Db } from "../../src/eventstore/db.js";
 import { migrate } from "../../src/eventstore/schema.js";
 import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../../src/app/projectors.js";
-import { createPostgresDatabase } from "../support/stores.js";
+import { createPostgresDatabase, freshStore } from "../support/stores.js";
+import { tableList } from "../../projections/tables.js";
 
 describe("migrate", () => {
+  it("creates each feature's tables with the columns, in the order and of the types its declaration lists", async () => {
+    // a declaration states its columns twice, in `columns` (what reads, writes and replay use) and in its DDL: they
+    // must name the same table
+    const db = await freshStore("postgres");
+    const sqlType: Record<string, string> = {
+      text: "text",
+      jsonb: "jsonb",
+      boolean: "boolean",
+      integer: "integer",
+      bigint: "bigint",
+      timestamptz: "timestamp with time zone",
+    };
+    try {
+      for (const spec of tableList(FEATURE_PROJECTORS.tables)) {
+        const created = await db.query<{ column_name: string; data_type: string }>(
+          "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
+          [`proj_${spec.name}`],
+        );
+        expect(
+          created.map((c) => `${c.column_name} ${c.data_type}`),
+          spec.name,
+        ).toEqual(Object.entries(spec.columns).map(([name, type]) => `${name} ${sqlType[type]}`));
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
   it("lets 8 processes migrate one fresh database at the same time, and again once it exists", async () => {
     for (let round = 0; round < 3; round++) {
       const url = await createPostgresDatabase();
