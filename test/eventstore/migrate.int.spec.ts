@@ -9,7 +9,7 @@ import { createPostgresDatabase, freshStore } from "../support/stores.js";
 import { tableList } from "../../projections/tables.js";
 
 describe("migrate", () => {
-  it("creates each feature's tables with the columns, in the order and of the types its declaration lists", async () => {
+  it("creates each feature's tables with the columns, order and types its declaration lists", async () => {
     // a declaration states its columns twice, in `columns` (what reads, writes and replay use) and in its DDL: they
     // must name the same table
     const db = await freshStore("postgres");
@@ -24,7 +24,8 @@ describe("migrate", () => {
     try {
       for (const spec of tableList(FEATURE_PROJECTORS.tables)) {
         const created = await db.query<{ column_name: string; data_type: string }>(
-          "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
+          "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1 " +
+            "ORDER BY ordinal_position",
           [`proj_${spec.name}`],
         );
         expect(
