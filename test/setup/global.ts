@@ -27,15 +27,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("testComponents", selection);
 
   // every tier's files get a temp folder of their own (TMPDIR, inherited by the workers and the processes they start),
-  // and what is left in it is named at the end: a failure for the unit tier alone, a loud list otherwise
-  if (unitOnly) return privateTempFolder("unit", true);
+  // and what is left in it fails the run, named
+  if (unitOnly) return privateTempFolder("unit");
 
   const cacheDir = cacheDirFrom(process.env);
   // the components' folder is made before TMPDIR moves: the private folder's check is for what the tests leave
   const root = mkdtempSync(join(tmpdir(), "litsearch-test-"));
   // PostgreSQL runs as its own account when we are root; it must be able to enter this directory.
   chmodSync(root, 0o755);
-  const checkTempFolder = privateTempFolder("int and e2e", false);
+  const checkTempFolder = privateTempFolder("int and e2e");
 
   const started: Started[] = [];
   const timings: string[] = [];
@@ -94,7 +94,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       : [],
   );
   if (failures.length > 0) {
-    await stopAll();
+    // a component that failed may leave files in the temp folder: the start failure is the error to show
+    await stopAll().catch((error: unknown) => console.warn(error instanceof Error ? error.message : String(error)));
     throw new Error(`test components failed to start (no test was run):\n${failures.join("\n\n")}`);
   }
   console.log(`[test components] started ${timings.length > 0 ? timings.join(", ") : "none"} under ${root}`);
@@ -113,9 +114,10 @@ const TSX_CACHE = `tsx-${process.geteuid?.() ?? userInfo().username}`;
 
 /**
  * A temp folder of the run's own (TMPDIR from here on, for the test workers and what they start); the returned
- * teardown removes it, naming what the tests left there: `strict` fails the run on any. KEEP_TEST_DATA=1 keeps it.
+ * teardown removes it and fails the run on what the tests left there, named. KEEP_TEST_DATA=1 keeps it (and only
+ * warns: the kept folders are what it asked for).
  */
-function privateTempFolder(tier: string, strict: boolean): () => Promise<void> {
+function privateTempFolder(tier: string): () => Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "litsearch-tmp-"));
   // PostgreSQL servers that tests start on folders made here run as their own account when we are root
   chmodSync(dir, 0o755);
@@ -138,7 +140,7 @@ function privateTempFolder(tier: string, strict: boolean): () => Promise<void> {
     const message =
       `${tier} tests left ${left.join(", ")} in the temp folder${keep ? " (kept: KEEP_TEST_DATA=1)" : ""}: make ` +
       "folders with test/support/tempDirs.ts, which removes them after the file";
-    if (keep || !strict) {
+    if (keep) {
       console.warn(`\n${"!".repeat(100)}\n[temp folder] ${message}\n${"!".repeat(100)}\n`);
       return;
     }
