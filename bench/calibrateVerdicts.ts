@@ -26,9 +26,9 @@ import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
 import { planByRules } from "../src/reasoner/builtin/builtinReasoner.js";
 import { understandByRules } from "../src/reasoner/builtin/understanding.js";
 import { CANDIDATES_PER_CALL } from "../workflows/candidateBudget.js";
+import { deliveryRule } from "./deliveryRule.js";
 import {
   DEFAULT_JUDGE_MODEL,
-  deliveryRule,
   isClaimToCheck,
   judgeForm,
   prepareJudgement,

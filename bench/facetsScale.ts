@@ -27,7 +27,8 @@ import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../src/app/projector
 import { readComponent } from "../src/infra/components.js";
 import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
 import { manifestKey } from "../src/ingest/manifest.js";
-import { replaceWorks, workOfDocument } from "../src/ingest/works.js";
+import { workOfDocument } from "../src/ingest/works.js";
+import { replaceWorks } from "./replaceWorks.js";
 import type { DocumentMetadata } from "../src/ingest/sourceDocument.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { z } from "zod";
 import { cacheDirFrom } from "../src/app/config.js";
-import { modelManifestPath } from "../src/embedding/modelManifest.js";
+import { modelManifestPath } from "../test/support/modelFiles.js";
 import { createOnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
 import type { FilterNode } from "../src/filters/ast.js";
 import { compileToPredicate } from "../src/filters/compileToPredicate.js";

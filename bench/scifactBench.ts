@@ -6,7 +6,7 @@ import { loadConfig, REPO_ROOT, type Config } from "../src/app/config.js";
 import { type PlainCollection } from "../src/domain/collectionDefinitions.js";
 import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { openEmbedder, openEventStore, openIngestEmbedder, openIngestionActivityDeps } from "../src/app/composition.js";
-import { buildCollection, type CollectionBuildReport } from "../src/app/ingestInProcess.js";
+import { buildCollection, type CollectionBuildReport } from "../test/support/buildCollection.js";
 import type { OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
 import { prepareCollection } from "../src/ingest/pipelineRules.js";
 import { createProgressReporter, statusSnapshot } from "../src/ingest/progressReport.js";

@@ -13,12 +13,7 @@ import type { Db } from "../eventstore/db.js";
 import type { SearchEngine } from "../retrieval/port.js";
 import { clearManifest, manifestKey, manifestTotals } from "../ingest/manifest.js";
 import { needsVectors } from "../ingest/pipelineRules.js";
-import {
-  currentInput,
-  forgetIngestedInput,
-  recordIngestedInput,
-  type IndexInputOptions,
-} from "../ingest/indexInput.js";
+import type { IndexInputOptions } from "../ingest/indexInput.js";
 import { recordIngestionStarted } from "../usecases/collections/temporalIngestions.js";
 import { newId } from "../usecases/accounts/apiKeys.js";
 
@@ -122,28 +117,10 @@ export async function dropCollectionIndex(db: Db, engine: SearchEngine, collecti
   await clearManifest(db, manifestKey(engine.kind, collection));
 }
 
-interface CollectionBuild extends Omit<InProcessIngestion, "files" | "mode"> {
-  /** lower-case DOIs of the retraction list the input fingerprint names (loadRetractedDois) */
-  retracted: ReadonlySet<string>;
-  /** JSON file holding the input fingerprint of every built index */
-  fingerprintFile: string;
-  /** build afresh even when the index holds the same input */
-  force?: boolean;
-}
-
-export interface CollectionBuildReport extends Omit<IngestionReport, "ingestionId" | "counts"> {
-  /** true when the index already held this exact input and nothing ran */
-  skipped: boolean;
-  /** absent when skipped */
-  ingestionId?: string;
-  counts?: IngestionCounts;
-  fingerprint: string;
-}
-
 /** What decides whether the collection's index holds its input, from the activities' dependencies. */
 export function indexInputOf(
   deps: IngestionActivityDeps,
-  build: Pick<CollectionBuild, "collection" | "retracted" | "fingerprintFile" | "force">,
+  build: Pick<IndexInputOptions, "collection" | "retracted" | "fingerprintFile" | "force">,
 ): IndexInputOptions {
   return {
     collection: build.collection,
@@ -157,32 +134,4 @@ export function indexInputOf(
     chunking: deps.chunking,
     figureDir: deps.figureDir,
   };
-}
-
-/**
- * Builds a collection from all its files (replace) unless its index holds exactly this input already (then nothing
- * runs); `force` drops the index first. Records the input built, so the next build skips it.
- */
-export async function buildCollection(
-  deps: IngestionActivityDeps,
-  build: CollectionBuild,
-): Promise<CollectionBuildReport> {
-  const started = performance.now();
-  const input = indexInputOf(deps, build);
-  const { fingerprint, current } = await currentInput(input);
-  if (!build.force && current)
-    return {
-      collection: build.collection.name,
-      skipped: true,
-      documents: current.documents,
-      chunks: current.chunks,
-      embedded: false,
-      fingerprint,
-      seconds: Math.round((performance.now() - started) / 10) / 100,
-    };
-  await forgetIngestedInput(input);
-  if (build.force) await dropCollectionIndex(deps.db, deps.engine, build.collection.name);
-  const report = await ingestInProcess(deps, build);
-  await recordIngestedInput(input, report);
-  return { ...report, skipped: false, fingerprint, seconds: Math.round((performance.now() - started) / 10) / 100 };
 }

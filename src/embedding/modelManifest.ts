@@ -1,7 +1,5 @@
 // Reads and checks model.json, the manifest scripts/provision-model.sh writes for the provisioned embedding model, and
 // the reading of any provisioned model's manifest (the benchmark's cross-encoder has its own: bench/judgeReaders/).
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { access, readFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { z } from "zod";
@@ -36,15 +34,6 @@ export class EmbeddingModelNotProvisionedError extends Error {
     super(`embedding model not provisioned: run npm run provision (${detail})`);
     this.name = "EmbeddingModelNotProvisionedError";
   }
-}
-
-/**
- * Where provisioning writes model.json in the cache directory (config.cacheDir): all-MiniLM-L6-v2, exported and
- * quantized by scripts/provision-model.sh. The service embedded with it until bge-small-en-v1.5 (below) replaced it;
- * the embedder's own tests and bench:embedding still run it, as the model whose fp32 and int8 graphs we build.
- */
-export function modelManifestPath(cacheDir: string): string {
-  return join(cacheDir, "model.json");
 }
 
 /**
@@ -107,21 +96,4 @@ export function loadModelManifest(manifestPath: string): Promise<ModelManifest> 
     (m) => [m.onnx, m.vocab, ...(m.onnxInt8 ? [m.onnxInt8] : [])],
     (detail) => new EmbeddingModelNotProvisionedError(detail),
   );
-}
-
-/**
- * Re-hashes the model files against the manifest's pinned SHA-256 values (for audits; provisioning already verified
- * them).
- */
-export async function verifyModelFiles(manifest: ModelManifest): Promise<void> {
-  for (const [file, expected] of Object.entries(manifest.sha256)) {
-    const hash = createHash("sha256");
-    for await (const chunk of createReadStream(join(manifest.dir, file))) hash.update(chunk as Buffer);
-    const actual = hash.digest("hex");
-    if (actual !== expected) {
-      throw new Error(
-        `embedding model file ${file} has SHA-256 ${actual}, manifest pins ${expected}: re-run npm run provision`,
-      );
-    }
-  }
 }

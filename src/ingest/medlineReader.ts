@@ -300,11 +300,6 @@ export function parseMedlineXml(xml: string): MedlineFile {
   return { citations, deletedPmids };
 }
 
-/** The citations of a MEDLINE file (".gz" gunzipped); its DeleteCitation is left out. */
-export async function readMedlineCitations(path: string): Promise<MedlineCitation[]> {
-  return parseMedlineXml(await readText(path)).citations;
-}
-
 /** What a citation's work adds for exports, where it has it. */
 const withAbstractAndMesh = (abstract: string | null, mesh: string[]) => ({
   ...(abstract ? { abstract } : {}),

@@ -276,12 +276,7 @@ async function readShippedLists(dataRoot: string): Promise<UpdateList> {
   return mergeUpdateLists([retractionWatch, openRetractions]);
 }
 
-/** The retracted works of the shipped lists by DOI, with their notices (see loadUpdateLists). */
-export async function loadRetractionNotices(dataRoot: string): Promise<Map<string, RetractionNotice>> {
-  return (await loadUpdateLists(dataRoot)).retracted;
-}
-
 /** Union of both retraction lists under a data root, as lower-case DOIs. */
 export async function loadRetractedDois(dataRoot: string): Promise<Set<string>> {
-  return new Set((await loadRetractionNotices(dataRoot)).keys());
+  return new Set((await loadUpdateLists(dataRoot)).retracted.keys());
 }

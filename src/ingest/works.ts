@@ -2,7 +2,7 @@
 // citation count) and the references it cites (the graph's edges), written at ingestion beside the document manifest
 // and with it (one transaction per batch), so both follow upserts, deletions and a collection's retirement. Plain
 // operational tables (works, work_references in src/eventstore/schema.ts), not an event-sourced read model.
-import type { Db, Queryable } from "../eventstore/db.js";
+import type { Queryable } from "../eventstore/db.js";
 import { joinedAbstract, type CitedWorkIds, type SourceDocument } from "./sourceDocument.js";
 import { foldName, type Authorship } from "../domain/authors.js";
 import { isRetractedWork, NO_LISTS, type IntegrityNotice } from "../domain/integrity.js";
@@ -235,14 +235,6 @@ async function writeAuthorships(tx: Queryable, indexKey: string, works: readonly
       [indexKey, part.map((r) => r.docId), part.map((r) => r.position), part.map((r) => r.word)],
     );
   }
-}
-
-/** Makes the index's works exactly these (a full pipeline build), in one transaction. */
-export async function replaceWorks(db: Db, indexKey: string, works: readonly StoredWork[]): Promise<void> {
-  await db.transaction((tx) =>
-    writeWorks(tx, indexKey, { upserts: works, deletes: [], keepOnly: works.map((w) => w.docId) }),
-  );
-  await analyzeWorks(db);
 }
 
 /**

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { alertDefinitionOf, selectRun, worksOf, type AlertRequest } from "../../src/usecases/alerts/alertRules.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { project } from "../../projections/project.js";
-import { memoryReader, memoryTables } from "../../projections/replay.js";
+import { memoryReader, memoryTables } from "../../projections/memoryTables.js";
 import type { DomainEvent, ProjectableEvent } from "../../src/domain/events.js";
 import type { AlertRow, AlertRunRow } from "../../src/usecases/alerts/alertTables.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";

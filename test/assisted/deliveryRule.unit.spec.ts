@@ -1,7 +1,8 @@
 // The judge's raw delivery rule (the benchmarks' "before": a claim keeps only candidates near the best, a floor once
 // the call answers), how the judge reads a request's form, and what the request asks of a row (check or literature).
 import { describe, expect, it } from "vitest";
-import { deliveryRule, isClaimToCheck, judgeForm, requestKind } from "../../src/reasoner/builtin/judge.js";
+import { isClaimToCheck, judgeForm, requestKind } from "../../src/reasoner/builtin/judge.js";
+import { deliveryRule } from "../../bench/deliveryRule.js";
 
 const rule = { threshold: 0.155, relativeCut: 0.7 };
 const topic = { intent: "find literature on a topic" };

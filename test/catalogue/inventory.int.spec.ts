@@ -12,7 +12,7 @@ import { journalWeightsForTopic } from "../../src/usecases/search/topicJournals.
 import { createCollectionCatalog, type PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
-import { buildCollection } from "../../src/app/ingestInProcess.js";
+import { buildCollection } from "../support/buildCollection.js";
 import type { Db } from "../../src/eventstore/db.js";
 import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { readCollectionDocuments } from "../../src/ingest/readCollection.js";

@@ -15,7 +15,7 @@ import {
 import { usageCsv, usagePage } from "../../src/http/dashboard/usagePage.js";
 import type { Viewer } from "../../src/http/dashboard/layout.js";
 import { project } from "../../projections/project.js";
-import { memoryReader, memoryTables, pkOf } from "../../projections/replay.js";
+import { memoryReader, memoryTables, pkOf } from "../../projections/memoryTables.js";
 import type { ProjectableEvent } from "../../src/domain/events.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   EmbeddingModelNotProvisionedError,
   loadModelManifest,
-  verifyModelFiles,
   type ModelManifest,
 } from "../../src/embedding/modelManifest.js";
+import { verifyModelFiles } from "../support/modelFiles.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import { loadModelTokenizer } from "../../src/embedding/wordpieceTokenizer.js";
 import { loadProvisionedManifest, loadServiceModelManifest } from "./provisionedModel.js";

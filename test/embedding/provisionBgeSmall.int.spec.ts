@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { cacheDirFrom } from "../../src/app/config.js";
-import { loadModelManifest, verifyModelFiles } from "../../src/embedding/modelManifest.js";
+import { loadModelManifest } from "../../src/embedding/modelManifest.js";
+import { verifyModelFiles } from "../support/modelFiles.js";
 import { loadCrossEncoderManifest } from "../../bench/judgeReaders/crossEncoder.js";
 import { runProvisionScript } from "../support/provisionScript.js";
 

@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { cacheDirFrom } from "../../src/app/config.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadModelManifest, verifyModelFiles } from "../../src/embedding/modelManifest.js";
+import { loadModelManifest } from "../../src/embedding/modelManifest.js";
+import { verifyModelFiles } from "../support/modelFiles.js";
 import { loadProvisionedManifest, manifestPath } from "./provisionedModel.js";
 
 const script = resolve(import.meta.dirname, "../../scripts/provision-model.sh");

@@ -3,9 +3,9 @@ import { cacheDirFrom } from "../../src/app/config.js";
 import {
   embeddingModelManifestPath,
   loadModelManifest,
-  modelManifestPath,
   type ModelManifest,
 } from "../../src/embedding/modelManifest.js";
+import { modelManifestPath } from "../support/modelFiles.js";
 
 export const manifestPath = modelManifestPath(cacheDirFrom(process.env));
 

@@ -15,7 +15,7 @@ import {
   openIngestionActivityDeps,
   openMemoryEventStore,
 } from "../../src/app/composition.js";
-import { buildCollection } from "../../src/app/ingestInProcess.js";
+import { buildCollection } from "../support/buildCollection.js";
 import type { PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import type { OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import type { RemoteEmbedder } from "../../src/embedding/remoteEmbedder.js";

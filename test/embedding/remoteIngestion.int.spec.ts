@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { cacheDirFrom, loadConfig, type Config } from "../../src/app/config.js";
 import { openEmbedder, openIngestionActivityDeps, openMemoryEventStore } from "../../src/app/composition.js";
-import { buildCollection } from "../../src/app/ingestInProcess.js";
+import { buildCollection } from "../support/buildCollection.js";
 import type { PlainCollection } from "../../src/domain/collectionDefinitions.js";
 import type { OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { ProjectableEvent } from "../../src/domain/events.js";
 import { project, type FeatureProjection } from "../../projections/project.js";
-import { memoryReader, memoryTables } from "../../projections/replay.js";
+import { memoryReader, memoryTables } from "../../projections/memoryTables.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
 function recording(): { features: FeatureProjection; calls: string[] } {

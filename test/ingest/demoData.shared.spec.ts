@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_COLLECTIONS_CONFIG, DEFAULT_DATA_ROOT } from "../../src/app/config.js";
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { readCollectionDocuments } from "../../src/ingest/readCollection.js";
-import { loadRetractionNotices } from "../../src/ingest/retractions.js";
+import { loadUpdateLists } from "../../src/ingest/retractions.js";
 import type { SourceItem } from "../../src/ingest/sourceDocument.js";
 import { SHARED_ROOT } from "../setup/sharedTier.js";
 
@@ -39,8 +39,8 @@ describe("the shipped demo data", () => {
 
   it("holds the same retraction notices", async () => {
     const [shipped, original] = [
-      await loadRetractionNotices(DEFAULT_DATA_ROOT),
-      await loadRetractionNotices(ORIGINALS),
+      (await loadUpdateLists(DEFAULT_DATA_ROOT)).retracted,
+      (await loadUpdateLists(ORIGINALS)).retracted,
     ];
     expect(shipped.size).toBeGreaterThan(4000);
     expect(shipped).toEqual(original);

@@ -8,11 +8,11 @@ import { readBeirCorpus } from "../../src/ingest/beirReader.js";
 import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { medlineCitationToEditorialDocument } from "../../src/ingest/medlineEditorial.js";
 import type { MedlineCitation } from "../../src/ingest/medlineReader.js";
-import { medlineCitationToDocument, readMedlineCitations } from "../../src/ingest/medlineReader.js";
+import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
 import { readOpenAlexWorks } from "../../src/ingest/openAlexReader.js";
 import { loadRetractedDois, readOpenRetractionsList, readRetractionWatchList } from "../../src/ingest/retractions.js";
 import type { SourceDocument } from "../../src/ingest/sourceDocument.js";
-import { readJsonLines } from "../../src/ingest/sourceFiles.js";
+import { readJsonLines, readText } from "../../src/ingest/sourceFiles.js";
 import { whitespaceTokenizer } from "./wordTokenizer.js";
 
 const dataRoot = process.env.LITSEARCH_DATA_ROOT ?? DEFAULT_DATA_ROOT;
@@ -186,7 +186,7 @@ describe("retraction lists", () => {
 describe("MEDLINE citations", () => {
   let citations: MedlineCitation[];
   beforeAll(async () => {
-    citations = await readMedlineCitations(MEDLINE);
+    citations = parseMedlineXml(await readText(MEDLINE)).citations;
   });
   const citation = (pmid: string): MedlineCitation => citations.find((c) => c.pmid === pmid)!;
 

@@ -3,7 +3,7 @@
 // each event changed, in order, and the tables it leaves. Pure memory, for unit tests.
 import type { ProjectableEvent } from "../../src/domain/events.js";
 import { project, type FeatureProjection } from "../../projections/project.js";
-import { memoryReader, memoryTables, pkOf } from "../../projections/replay.js";
+import { memoryReader, memoryTables, pkOf } from "../../projections/memoryTables.js";
 
 const ORG = "org_m";
 const limits = { queriesPerDay: 100, queriesPerMonth: 1000, resultsPerQuery: 50, requestsPerMinute: 60 };

@@ -7,7 +7,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chunkId, isFragment } from "../../src/ingest/chunk.js";
 import { prepareCollection } from "../../src/ingest/pipelineRules.js";
-import { readMedlineCitations } from "../../src/ingest/medlineReader.js";
+import { parseMedlineXml } from "../../src/ingest/medlineReader.js";
+import { readText } from "../../src/ingest/sourceFiles.js";
 import { readOpenAlexWorks } from "../../src/ingest/openAlexReader.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";
 import { quotedPercentages } from "../../src/ingest/figures/demoFigures.js";
@@ -331,10 +332,8 @@ for (const engineKind of ["embedded", "opensearch"] as const) {
       expect([...flagged].sort()).toEqual(RETRACTED_WORKS.map((w) => w.docId).sort());
       expect((await loadRetractedDois(dataRoot)).has(RETRACTED_CITATION.doi)).toBe(true);
       const dois: string[] = [];
-      for (const citation of await readMedlineCitations(
-        join(dataRoot, "articles", "pubmed_medline16n0902_sample.xml.gz"),
-      ))
-        if (citation.doi) dois.push(citation.doi);
+      const medline = await readText(join(dataRoot, "articles", "pubmed_medline16n0902_sample.xml.gz"));
+      for (const citation of parseMedlineXml(medline).citations) if (citation.doi) dois.push(citation.doi);
       expect(dois).toContain(RETRACTED_CITATION.doi);
 
       for (const work of RETRACTED_WORKS) {

@@ -87,7 +87,8 @@ async function body(req: IncomingMessage): Promise<unknown> {
 /** The child process: the server itself. */
 async function serve(port: number, servedModel: string, weights: StandInWeights): Promise<void> {
   const { createOnnxEmbedder } = await import("../../src/embedding/onnxEmbedder.js");
-  const { embeddingModelManifestPath, modelManifestPath } = await import("../../src/embedding/modelManifest.js");
+  const { embeddingModelManifestPath } = await import("../../src/embedding/modelManifest.js");
+  const { modelManifestPath } = await import("./modelFiles.js");
   const { cacheDirFrom } = await import("../../src/app/config.js");
   const cacheDir = cacheDirFrom(process.env);
   const embedder = await createOnnxEmbedder({

@@ -17,7 +17,7 @@ import {
 import { dayPeriod, monthPeriod } from "../../src/domain/queryQuota.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { project } from "../../projections/project.js";
-import { memoryReader, memoryTables, pkOf, type MemoryTables } from "../../projections/replay.js";
+import { memoryReader, memoryTables, pkOf, type MemoryTables } from "../../projections/memoryTables.js";
 import { keyStateOf, organizationOf, orgStateOf, type Organization } from "../../src/usecases/accounts/orgState.js";
 import { deciderSpec } from "./deciderSpec.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";

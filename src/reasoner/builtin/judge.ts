@@ -65,9 +65,6 @@ export interface JudgeRule<F extends string = FeatureName> {
  */
 export type JudgeForm = QueryForm | "topic";
 
-/** The part of a judge that decides delivery from the probabilities. */
-type DeliveryRule = Pick<JudgeRule, "threshold" | "relativeCut" | "floor">;
-
 /** The judge: a logistic regression on standardized features. */
 export interface JudgeModel<F extends string = FeatureName> extends JudgeRule<F> {
   kind: "logistic";
@@ -203,20 +200,6 @@ export function probabilityOfOwn(model: FittedJudge<string>, x: readonly number[
   let z = model.intercept;
   x.forEach((v, k) => (z += model.weights[k]! * ((v - model.means[k]!) / (model.scales[k]! || 1))));
   return 1 / (1 + Math.exp(-z));
-}
-
-/**
- * Verified: at or above the threshold (with a floor: the call's best at or above the threshold, and the candidate at
- * or above the floor) and, for a claim to check, within the relative cut of the call's best probability. The cut was
- * fitted on SciFact claims, which one or two documents support; a question or a topic asks for the literature on it,
- * so the cut does not apply to it (the DBT question asked for 10 trials and the cut delivered 2:
- * docs/measurements.md). `ruleFor` gives the rule of a request's form.
- */
-export function deliveryRule(model: DeliveryRule, probabilities: readonly number[], claim = true): boolean[] {
-  const best = probabilities.reduce((m, p) => Math.max(m, p), 0);
-  const cut = claim ? model.relativeCut * best : 0;
-  const floor = model.floor ?? model.threshold;
-  return probabilities.map((p) => best >= model.threshold && p >= floor && p >= cut);
 }
 
 /**
