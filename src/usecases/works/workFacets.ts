@@ -119,6 +119,17 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
     return counts;
   }
 
+  /** A request's counts: the engine's own where it counts them exactly, else the listed works counted in Node. */
+  async function countsOf(
+    auth: AuthContext,
+    prepared: PreparedRetrieval,
+    request: FacetsRequest,
+    facets: readonly FacetName[],
+  ): Promise<FacetCounts> {
+    const own = request.query === undefined ? await engineCounts(prepared, facets, request.limit) : null;
+    return own ?? countListed(await worksOf(auth, prepared, request.query), facets, request.limit, deps.integrity);
+  }
+
   /** One query of the quota, re-checked under the append lock: the event that counts it. */
   async function record(auth: AuthContext, request: FacetsRequest, names: string[], requestId?: string) {
     const facetsId = randomUUID();
@@ -180,10 +191,12 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
       // a sandbox key: synthetic buckets in the live shape, no quota, no event
       if (auth.billingMode === "sandbox")
         return { ...syntheticFacets(request, names, facets), counted: countedBy, ...applied, synthetic: true };
+      // the count beside the quota's read, neither waiting for the other (the per-minute slot taken above bounds what
+      // refused requests cost the engine): a request past the quota is refused all the same, its count dropped
+      const counting = countsOf(auth, prepared, request, facets);
+      counting.catch(() => undefined);
       await guarded("the quota store", () => assertQueryQuota(db, auth.org, now));
-      const counted =
-        (request.query === undefined ? await engineCounts(prepared, facets, request.limit) : null) ??
-        (await countListed(await worksOf(auth, prepared, request.query), facets, request.limit, deps.integrity));
+      const counted = await counting;
       await record(auth, { ...request, facets }, names, requestId);
       return { ...counted, counted: countedBy, ...applied };
     },

@@ -18,6 +18,7 @@ import { FIELD } from "./indexMapping.js";
 /** the aggregations counting the works with an ORCID-only entry, and those with an ORCID paired with an id */
 const ORCID_ONLY_WORKS = "author_orcid_only";
 const ORCID_PAIRED_WORKS = "author_orcid_paired";
+const ORCID_ONLY_LIST = "author_orcid_only_list";
 /**
  * The most spellings one person bucket reads: a terms sub-aggregation over the bucket's works reads their co-authors'
  * spellings too (a person of 1,000 works and three authors a work: about 3,000); more leaves the facet to the listing.
@@ -35,11 +36,21 @@ export function peopleAggregation(size: number, minWorks = 1): Record<string, un
   };
 }
 
-/** The filter counts telling whether an ORCID-only entry could be resolved to an id among the counted works. */
+/** The ORCIDs of the counted works' ORCID-only entries (at most MOST_BUCKETS: more are not all checked). */
+const orcidOnlyList = () => ({
+  terms: { field: field("author_orcid_role"), include: `${ORCID_ONLY}.*`, size: MOST_BUCKETS },
+});
+
+/**
+ * The filter counts telling whether an ORCID-only entry could be resolved to an id among the counted works, and the
+ * ORCID-only entries' ORCIDs themselves: in the first request, where a second one asked for them when both counts were
+ * non-zero (a round trip on every author facet of a collection with both kinds of entries).
+ */
 export function orcidRoleAggregations(): Record<string, unknown> {
   return {
     [ORCID_ONLY_WORKS]: { filter: { prefix: { [field("author_orcid_role")]: ORCID_ONLY } } },
     [ORCID_PAIRED_WORKS]: { filter: { prefix: { [field("author_orcid_role")]: ORCID_PAIRED } } },
+    [ORCID_ONLY_LIST]: orcidOnlyList(),
   };
 }
 
@@ -82,10 +93,10 @@ type CountedWorks = (also: unknown[], aggs: Record<string, unknown>) => Promise<
 async function orcidsResolve(first: PeopleResponse, counted: CountedWorks): Promise<boolean> {
   const works = (name: string) => first.aggregations?.[name]?.doc_count ?? 0;
   if (works(ORCID_ONLY_WORKS) === 0 || works(ORCID_PAIRED_WORKS) === 0) return false;
-  const only = await counted([], {
-    orcids: { terms: { field: field("author_orcid_role"), include: `${ORCID_ONLY}.*`, size: MOST_BUCKETS } },
-  });
-  const orcids = only.aggregations?.orcids;
+  // a first response without the list (none written by orcidRoleAggregations) asks for it
+  const orcids =
+    first.aggregations?.[ORCID_ONLY_LIST] ??
+    (await counted([], { [ORCID_ONLY_LIST]: orcidOnlyList() })).aggregations?.[ORCID_ONLY_LIST];
   if ((orcids?.sum_other_doc_count ?? 0) > 0) return true; // too many to check: counted by entry
   const paired = (orcids?.buckets ?? []).map((b) => `${ORCID_PAIRED}${b.key.slice(ORCID_ONLY.length)}`);
   if (paired.length === 0) return false;
