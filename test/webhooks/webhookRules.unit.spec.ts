@@ -9,7 +9,7 @@ import {
   signedHeaders,
   signingVersions,
 } from "../../src/domain/webhooks.js";
-import { crossedBelow } from "../../src/usecases/webhooks/accountNotices.js";
+import { crossedBelow, noticesOf } from "../../src/domain/accountNotices.js";
 
 const MASTER = "a".repeat(64);
 
@@ -71,5 +71,38 @@ describe("disabling and notices", () => {
     expect(crossedBelow(5_000_000n, -1n, 5_000_000n)).toBe(false);
     expect(crossedBelow(4_000_000n, -500_000n, 5_000_000n)).toBe(false);
     expect(crossedBelow(4_999_999n, -1n, 5_000_000n)).toBe(true);
+  });
+
+  it("reads a batch of events into its notices in the log's order, a capped key's once", () => {
+    const line = (balanceAfter: bigint, amount: bigint) => ({
+      orgId: "org_a",
+      amount,
+      balanceAfter,
+      threshold: 5_000_000n,
+    });
+    const events = [
+      { position: 10, type: "SearchCharged", keyId: "key_a" },
+      { position: 11, type: "SearchCharged", keyId: "key_a" },
+      { position: 12, type: "ApiKeySpendingCapChanged", keyId: "key_b" },
+      { position: 13, type: "SearchCharged", keyId: "key_c" },
+    ];
+    // 10 crosses, 11 was already below; key_a and key_b at their caps, key_c under it; 12's position has no crossing
+    const ledger = new Map([
+      [10, line(4_000_000n, -2_000_000n)],
+      [11, line(3_000_000n, -1_000_000n)],
+      [12, line(1_000_000n, -9_000_000n)],
+    ]);
+    const keys = new Map([
+      ["key_a", { orgId: "org_a", spent: 2_000_000n, cap: 2_000_000n }],
+      ["key_b", { orgId: "org_b", spent: 3_000_000n, cap: 1_000_000n }],
+      ["key_c", { orgId: "org_a", spent: 1n, cap: 2n }],
+    ]);
+    expect(noticesOf(events, ledger, keys).map((n) => [n.type, n.source])).toEqual([
+      ["balance.low", "balance-low:org_a:10"],
+      ["key.budget_exhausted", "key-budget:key_a:2000000"],
+      ["key.budget_exhausted", "key-budget:key_b:1000000"],
+    ]);
+    expect(noticesOf(events, ledger, keys)[0]!.data).toEqual({ balance: "4.000000", threshold: "5.000000" });
+    expect(noticesOf(events, new Map(), new Map())).toEqual([]);
   });
 });
