@@ -5,7 +5,7 @@ import { formatCredits } from "./money.js";
 import type { WebhookEventType } from "./webhooks.js";
 
 /** Whether a balance went from at or above the threshold to below it. */
-export function crossedBelow(balanceAfter: bigint, amount: bigint, threshold: bigint): boolean {
+function crossedBelow(balanceAfter: bigint, amount: bigint, threshold: bigint): boolean {
   const before = balanceAfter - amount;
   return before >= threshold && balanceAfter < threshold;
 }

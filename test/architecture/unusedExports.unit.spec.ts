@@ -189,8 +189,6 @@ const TEST_ONLY: Record<string, string> = {
   "src/usecases/search/queryCache.ts deflatePayload":
     "the cache's compression: the int test writes a stored payload directly",
   "src/usecases/tools/shippedTools.ts pricedRegistry": "pure rule: tools at their prices, held by its unit test",
-  "src/usecases/webhooks/accountNotices.ts crossedBelow":
-    "pure rule: a balance crossing below its threshold, held by its unit test",
   "src/usecases/webhooks/urlGuard.ts classifyAddress": "pure rule: a webhook address's class, held by its unit test",
   "src/usecases/works/workFacets.ts worksIntegrity": "pure rule: the integrity facet of works, held by its unit test",
   "src/usecases/works/workFacets.ts syntheticFacets": "pure rule: a sandbox key's facets, held by its unit test",

@@ -9,7 +9,7 @@ import {
   signedHeaders,
   signingVersions,
 } from "../../src/domain/webhooks.js";
-import { crossedBelow, noticesOf } from "../../src/domain/accountNotices.js";
+import { noticesOf } from "../../src/domain/accountNotices.js";
 
 const MASTER = "a".repeat(64);
 
@@ -67,10 +67,16 @@ describe("disabling and notices", () => {
   });
 
   it("tells a balance crossing below the threshold once: not above it, not already below", () => {
-    expect(crossedBelow(4_000_000n, -2_000_000n, 5_000_000n)).toBe(true);
-    expect(crossedBelow(5_000_000n, -1n, 5_000_000n)).toBe(false);
-    expect(crossedBelow(4_000_000n, -500_000n, 5_000_000n)).toBe(false);
-    expect(crossedBelow(4_999_999n, -1n, 5_000_000n)).toBe(true);
+    const crossing = (balanceAfter: bigint, amount: bigint) =>
+      noticesOf(
+        [{ position: 1, type: "SearchCharged", keyId: null }],
+        new Map([[1, { orgId: "org_a", amount, balanceAfter, threshold: 5_000_000n }]]),
+        new Map(),
+      ).length === 1;
+    expect(crossing(4_000_000n, -2_000_000n)).toBe(true);
+    expect(crossing(5_000_000n, -1n)).toBe(false);
+    expect(crossing(4_000_000n, -500_000n)).toBe(false);
+    expect(crossing(4_999_999n, -1n)).toBe(true);
   });
 
   it("reads a batch of events into its notices in the log's order, a capped key's once", () => {
