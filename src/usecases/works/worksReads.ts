@@ -178,6 +178,13 @@ type CitedField = (typeof CITED_FIELDS)[number];
 const boundFields = (target: CitedIdentity, first: number) =>
   CITED_FIELDS.filter((f) => target[f] !== null).map((f, k) => ({ f, value: target[f]!, param: `$${first + k}` }));
 
+/** The citing documents of each target (t) by one cited id, from its partial citing index (naming the id not null). */
+const citingBranch = (field: CitedField, withDate: boolean) =>
+  `SELECT t.i, e.index_key, e.doc_id, e.citing_doi, e.citing_pmid, e.citing_openalex,
+     ${withDate ? "e.citing_date" : "NULL::text AS citing_date"}
+   FROM t JOIN work_references e ON e.${field} = t.${field}
+   WHERE e.${field} IS NOT NULL AND e.index_key = ANY($4::text[])`;
+
 /**
  * The documents of the reachable indexes whose reference lists cite each identity, by the identity's position: read
  * from the citing indexes alone (each edge keeps its citing document's ids and date), never the works table's rows.
@@ -190,15 +197,9 @@ export async function citingRows(
 ): Promise<Map<number, CitingRow[]>> {
   const found = new Map<number, CitingRow[]>();
   if (targets.length === 0 || indexKeys.length === 0) return found;
-  // each branch names its id not null: the partial citing indexes answer it (src/eventstore/schema.ts)
-  const branch = (field: CitedField) =>
-    `SELECT t.i, e.index_key, e.doc_id, e.citing_doi, e.citing_pmid, e.citing_openalex,
-       ${withDate ? "e.citing_date" : "NULL::text AS citing_date"}
-     FROM t JOIN work_references e ON e.${field} = t.${field}
-     WHERE e.${field} IS NOT NULL AND e.index_key = ANY($4::text[])`;
   const rows = await db.query<RawCiting & { i: number | string }>(
     `WITH t AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(doi, pmid, openalex, i))
-     ${CITED_FIELDS.map(branch).join(" UNION ")}`,
+     ${CITED_FIELDS.map((f) => citingBranch(f, withDate)).join(" UNION ")}`,
     [targets.map((t) => t.doi), targets.map((t) => t.pmid), targets.map((t) => t.openalex), [...indexKeys]],
   );
   for (const raw of rows) {
@@ -206,6 +207,44 @@ export async function citingRows(
     found.set(i, [...(found.get(i) ?? []), citingRowOf(raw)]);
   }
   return found;
+}
+
+/**
+ * How many works of the reachable indexes cite each identity (groupRows: copies in several collections count once),
+ * by the identity's position: counted over the citing indexes where no two citing documents share an id, grouped
+ * from their rows only where some do.
+ */
+export async function citedByCounts(
+  db: Queryable,
+  indexKeys: readonly string[],
+  targets: readonly CitedIdentity[],
+  group: (rows: readonly CitingRow[]) => number,
+): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  if (targets.length === 0 || indexKeys.length === 0) return counts;
+  const rows = await db.query<{ i: number | string; docs: number | string; apart: boolean }>(
+    `WITH t AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(doi, pmid, openalex, i)),
+     hits AS (${CITED_FIELDS.map((f) => citingBranch(f, false)).join(" UNION ")})
+     SELECT i, count(*) AS docs, count(DISTINCT citing_doi) = count(citing_doi)
+       AND count(DISTINCT citing_pmid) = count(citing_pmid)
+       AND count(DISTINCT citing_openalex) = count(citing_openalex) AS apart
+     FROM hits GROUP BY i`,
+    [targets.map((t) => t.doi), targets.map((t) => t.pmid), targets.map((t) => t.openalex), [...indexKeys]],
+  );
+  const shared: number[] = [];
+  for (const r of rows) {
+    if (r.apart) counts.set(Number(r.i) - 1, Number(r.docs));
+    else shared.push(Number(r.i) - 1);
+  }
+  if (shared.length > 0) {
+    const citing = await citingRows(
+      db,
+      indexKeys,
+      shared.map((i) => targets[i]!),
+    );
+    shared.forEach((i, k) => counts.set(i, group(citing.get(k) ?? [])));
+  }
+  return counts;
 }
 
 /** Where a cited-by page starts: after this citing document's place in the list's order (its date '' for none). */
