@@ -7,6 +7,7 @@ import type { Db } from "../src/eventstore/db.js";
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { analyzeWorks, type StoredWork } from "../src/ingest/works.js";
+import { citingOfWork } from "../src/domain/identifiers.js";
 import { foldName, type Authorship } from "../src/domain/authors.js";
 
 const WORDS = (
@@ -151,8 +152,12 @@ export function copyRows(indexKey: string, works: readonly StoredWork[]) {
         false,
       ]),
     );
+    const c = citingOfWork(w.docId, w, w.fields.publication_date);
     w.references.forEach((r, position) => {
-      rows.work_references.push(line([indexKey, w.docId, position, r.doi ?? null, r.pmid ?? null, r.openalex ?? null]));
+      const cited = [r.doi ?? null, r.pmid ?? null, r.openalex ?? null];
+      rows.work_references.push(
+        line([indexKey, w.docId, position, ...cited, c.date, c.key, c.doi, c.pmid, c.openalex]),
+      );
     });
     w.fields.authorships.forEach((a, position) => {
       const folded = foldName(a.name);
@@ -173,7 +178,9 @@ export function copyRows(indexKey: string, works: readonly StoredWork[]) {
 
 const COPY_COLUMNS = {
   works: "index_key, doc_id, doi, pmid, pmcid, openalex, searchable, fields, refs_recorded, notices, retracted",
-  work_references: "index_key, doc_id, position, doi, pmid, openalex",
+  work_references:
+    "index_key, doc_id, position, doi, pmid, openalex, citing_date, citing_key, citing_doi, citing_pmid, " +
+    "citing_openalex",
   work_authors: "index_key, doc_id, position, name, folded, author_id, orcid",
   work_author_words: "index_key, doc_id, position, word",
 } as const;

@@ -161,6 +161,7 @@ async function measure(db: Db, catalog: Catalog, n: number, args: ScaleArgs) {
   const heavy = () => generatedIds(workOfRank(5 + Math.floor(random() * 25), n)).openalex;
   const first = await api.citedBy(auth, heavy(), { limit: 20 });
   const deepOffset = Math.floor(first.coverage.held / 2 / 20) * 20;
+  const deepCursors = await deepCursorsOf(db, n, deepOffset);
   const author = () => generatedWork(any(), n).fields.authorships[0]!.id!;
   const prolific = () => generatedWork(workOfRank(citedRank(random(), n), n), n).fields.authorships[0]!.id!;
   const cited = args.citedRepeats;
@@ -173,9 +174,8 @@ async function measure(db: Db, catalog: Catalog, n: number, args: ScaleArgs) {
     citedByDeep: () =>
       timed(cited, 1, async () => {
         const work = heavy();
-        const cursor = listCursorOf({ list: "cited-by", work, offset: deepOffset });
-        // a work cited less than the first: its deep cursor runs past the end, an empty page
-        return api.citedBy(auth, work, { limit: 20, cursor });
+        // a work cited less than the first: its deep cursor is past its last work, an empty page
+        return api.citedBy(auth, work, { limit: 20, cursor: deepCursors.get(work) });
       }),
     authorWorks: () => timed(k, 10, (i) => authors.works(auth, i % 2 ? author() : prolific(), { limit: 20 })),
     integrity200: () =>
@@ -190,4 +190,30 @@ async function measure(db: Db, catalog: Catalog, n: number, args: ScaleArgs) {
     console.error(`${name}: ${JSON.stringify(figures[name])}`);
   }
   return { citedByHeld: first.coverage.held, ...figures };
+}
+
+/**
+ * The cursor a client holds after paging to `offset` of each heavily cited work's list (the place of its work there,
+ * or of its last work where it has fewer), as the cited-by page writes it: read from the citing index, untimed.
+ */
+async function deepCursorsOf(db: Db, n: number, offset: number): Promise<Map<string, string>> {
+  const cursors = new Map<string, string>();
+  for (let rank = 5; rank < 30; rank++) {
+    const work = generatedIds(workOfRank(rank, n)).openalex;
+    const [place] = await db.query<{ citing_date: string; citing_key: string; index_key: string; doc_id: string }>(
+      `SELECT * FROM (SELECT DISTINCT citing_date, citing_key, index_key, doc_id FROM work_references
+         WHERE openalex IS NOT NULL AND openalex = $1 ORDER BY citing_date DESC, citing_key, index_key, doc_id
+         LIMIT $2) AS d ORDER BY citing_date, citing_key DESC, index_key DESC, doc_id DESC LIMIT 1`,
+      [work, offset],
+    );
+    if (!place) continue;
+    const after: [string, string, string, string] = [
+      place.citing_date,
+      place.citing_key,
+      place.index_key,
+      place.doc_id,
+    ];
+    cursors.set(work, listCursorOf({ list: "cited-by", work, offset, after }));
+  }
+  return cursors;
 }

@@ -4,7 +4,9 @@
 // a body may name is checked again against the list it continues (a search's query record, a list's owner).
 //   - a search's or preview's next page: `c1.` + its query record's id (src/usecases/search/paging.ts binds the record
 //     to the organization, the same request and the rows delivered before);
-//   - a work's references and citing works, an author's works and an author search: the list, its owner, an offset.
+//   - a work's references and citing works, an author's works and an author search: the list, its owner, an offset;
+//     a citing works page also the place in the list's order it continues after (its last work's date, key, index
+//     key and doc_id), so the next page is read from there; the offset alone, as cursors before it, still continues.
 // Pure.
 import { Rejection } from "./rejection.js";
 
@@ -57,13 +59,15 @@ interface ListCursor {
   /** what the list belongs to, as its key: the work, the author, or the folded name searched for */
   work: string;
   offset: number;
+  /** cited-by: the place in the list's order the page continues after (date '' for none, key, index key, doc_id) */
+  after?: [string, string, string, string];
 }
 
 const LIST_LISTS: readonly string[] = ["references", "cited-by", "author-works", "authors"];
 
 const LIST_PAGE: CursorScheme<ListCursor> = {
   prefix: "",
-  write: (c) => JSON.stringify([c.list, c.work, c.offset]),
+  write: (c) => JSON.stringify(c.after ? [c.list, c.work, c.offset, c.after] : [c.list, c.work, c.offset]),
   read: (text) => {
     let parsed: unknown;
     try {
@@ -71,11 +75,14 @@ const LIST_PAGE: CursorScheme<ListCursor> = {
     } catch {
       return undefined;
     }
-    if (!Array.isArray(parsed) || parsed.length !== 3) return undefined;
-    const [list, work, offset] = parsed as unknown[];
+    if (!Array.isArray(parsed) || parsed.length < 3 || parsed.length > 4) return undefined;
+    const [list, work, offset, after] = parsed as unknown[];
     if (typeof list !== "string" || !LIST_LISTS.includes(list) || typeof work !== "string") return undefined;
     if (!Number.isSafeInteger(offset) || (offset as number) < 0) return undefined;
-    return { list: list as ListCursor["list"], work, offset: offset as number };
+    const cursor = { list: list as ListCursor["list"], work, offset: offset as number };
+    if (after === undefined) return cursor;
+    const place = Array.isArray(after) && after.length === 4 && after.every((x) => typeof x === "string");
+    return list === "cited-by" && place ? { ...cursor, after: after as ListCursor["after"] } : undefined;
   },
 };
 
@@ -84,9 +91,21 @@ export const listCursorOf = (cursor: ListCursor): string => encode(LIST_PAGE, cu
 
 /** The offset a list's cursor continues from (0 without one); 422 for a cursor that is not one this list issued. */
 export function offsetOfCursor(raw: string | undefined, list: ListCursor["list"], work: string): number {
-  if (raw === undefined || raw === "") return 0;
+  return placeOfCursor(raw, list, work).offset;
+}
+
+/**
+ * Where a list's cursor continues: its offset, and for a citing works page the place it continues after (none for a
+ * cursor written before pages kept it); 422 for a cursor that is not one this list issued.
+ */
+export function placeOfCursor(
+  raw: string | undefined,
+  list: ListCursor["list"],
+  work: string,
+): Pick<ListCursor, "offset" | "after"> {
+  if (raw === undefined || raw === "") return { offset: 0 };
   const cursor = decode(LIST_PAGE, raw);
-  if (cursor && cursor.list === list && cursor.work === work) return cursor.offset;
+  if (cursor && cursor.list === list && cursor.work === work) return { offset: cursor.offset, after: cursor.after };
   const owner = list === "authors" ? "name" : list === "author-works" ? "author" : "work";
   throw new Rejection(
     "VALIDATION_ERROR",

@@ -154,3 +154,21 @@ export function resolvingUrl(ids: {
   if (ids.openalex) return `https://openalex.org/${ids.openalex}`;
   return null;
 }
+
+/**
+ * What a cited-by list keeps of a citing work on each of its edges (src/eventstore/schema.ts): its publication date
+ * ('' for none) and key (OpenAlex id, else DOI, else PMID, else doc_id), the list's order, and its ids.
+ */
+export function citingOfWork(
+  docId: string,
+  ids: { doi: string | null; pmid: string | null; openalex: string | null },
+  date: string | null,
+) {
+  return {
+    date: date ?? "",
+    key: ids.openalex ?? ids.doi ?? ids.pmid ?? docId,
+    doi: ids.doi,
+    pmid: ids.pmid,
+    openalex: ids.openalex,
+  };
+}

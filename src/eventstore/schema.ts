@@ -99,17 +99,36 @@ CREATE TABLE IF NOT EXISTS work_references (
   openalex  TEXT,
   PRIMARY KEY (index_key, doc_id, position)
 );
--- A work's citing documents (cited-by lists, citedByHeld) are read by the cited id: each index holds the edge's index
--- key and doc_id beside the id, so a work cited thousands of times is read from a few index pages (an index-only
--- scan) instead of as many edge rows scattered over the table; the DOI and PMID ones only where the edge has one
--- (OpenAlex records its references by OpenAlex id alone: the single-column indexes they replace held a null for
--- nearly every edge). Measured at a million works in docs/measurements.md ("Works at a million").
-CREATE INDEX IF NOT EXISTS work_references_cited_openalex ON work_references (openalex, index_key, doc_id)
-  WHERE openalex IS NOT NULL;
-CREATE INDEX IF NOT EXISTS work_references_cited_doi ON work_references (doi, index_key, doc_id)
-  WHERE doi IS NOT NULL;
-CREATE INDEX IF NOT EXISTS work_references_cited_pmid ON work_references (pmid, index_key, doc_id)
-  WHERE pmid IS NOT NULL;
+-- What a cited-by list needs of each citing document, kept on its edges (the edge is the citing document's: written,
+-- replaced and deleted with it, so they stay its own): its publication date ('' when it has none) and key (OpenAlex
+-- id, else DOI, else PMID, else doc_id), the list's order; its ids, which group its copies in other collections.
+-- Filled from the works table where a store predates them (only edges not filled yet).
+ALTER TABLE work_references ADD COLUMN IF NOT EXISTS citing_date TEXT COLLATE "C";
+ALTER TABLE work_references ADD COLUMN IF NOT EXISTS citing_key TEXT COLLATE "C";
+ALTER TABLE work_references ADD COLUMN IF NOT EXISTS citing_doi TEXT;
+ALTER TABLE work_references ADD COLUMN IF NOT EXISTS citing_pmid TEXT;
+ALTER TABLE work_references ADD COLUMN IF NOT EXISTS citing_openalex TEXT;
+DROP INDEX IF EXISTS work_references_cited_openalex;
+DROP INDEX IF EXISTS work_references_cited_doi;
+DROP INDEX IF EXISTS work_references_cited_pmid;
+UPDATE work_references e SET citing_date = COALESCE(w.fields->>'publication_date', ''),
+    citing_key = COALESCE(w.openalex, w.doi, w.pmid, w.doc_id), citing_doi = w.doi, citing_pmid = w.pmid,
+    citing_openalex = w.openalex
+  FROM works w WHERE e.citing_key IS NULL AND w.index_key = e.index_key AND w.doc_id = e.doc_id;
+-- A work's citing documents (cited-by pages, citedByHeld) are read by the cited id, in the list's order (newest
+-- first, then by key): a page is a range of one index (its 20 entries after the cursor's position), and a count reads
+-- the range without the edge rows (an index-only scan); the DOI and PMID ones only where the edge has one (OpenAlex
+-- records its references by OpenAlex id alone). Measured at a million works in docs/measurements.md ("Works at a
+-- million").
+CREATE INDEX IF NOT EXISTS work_references_citing_openalex
+  ON work_references (openalex, citing_date DESC, citing_key, index_key, doc_id)
+  INCLUDE (citing_doi, citing_pmid, citing_openalex) WHERE openalex IS NOT NULL;
+CREATE INDEX IF NOT EXISTS work_references_citing_doi
+  ON work_references (doi, citing_date DESC, citing_key, index_key, doc_id)
+  INCLUDE (citing_doi, citing_pmid, citing_openalex) WHERE doi IS NOT NULL;
+CREATE INDEX IF NOT EXISTS work_references_citing_pmid
+  ON work_references (pmid, citing_date DESC, citing_key, index_key, doc_id)
+  INCLUDE (citing_doi, citing_pmid, citing_openalex) WHERE pmid IS NOT NULL;
 DROP INDEX IF EXISTS work_references_doi;
 DROP INDEX IF EXISTS work_references_pmid;
 DROP INDEX IF EXISTS work_references_openalex;

@@ -6,6 +6,7 @@ import type { Queryable } from "../eventstore/db.js";
 import { joinedAbstract, type CitedWorkIds, type SourceDocument } from "./sourceDocument.js";
 import { foldName, type Authorship } from "../domain/authors.js";
 import { isRetractedWork, NO_LISTS, type IntegrityNotice } from "../domain/integrity.js";
+import { citingOfWork } from "../domain/identifiers.js";
 
 /**
  * The bibliographic fields a work answers with (never its text), and what its exports add: the abstract reviewers
@@ -165,21 +166,30 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
     );
   }
   await writeAuthorships(tx, indexKey, change.upserts);
-  const edges = change.upserts.flatMap((w) =>
-    w.references.map((r, position) => ({
+  await writeEdges(tx, indexKey, change.upserts);
+}
+
+/** The upserted works' references, one row each (their old rows are deleted with the works). */
+async function writeEdges(tx: Queryable, indexKey: string, works: readonly StoredWork[]): Promise<void> {
+  const edges = works.flatMap((w) => {
+    const citing = citingOfWork(w.docId, w, w.fields.publication_date);
+    return w.references.map((r, position) => ({
       docId: w.docId,
       position,
       doi: r.doi ?? null,
       pmid: r.pmid ?? null,
       openalex: r.openalex ?? null,
-    })),
-  );
+      citing,
+    }));
+  });
   for (let from = 0; from < edges.length; from += WRITE_ROWS * 5) {
     const rows = edges.slice(from, from + WRITE_ROWS * 5);
     await tx.query(
-      `INSERT INTO work_references (index_key, doc_id, position, doi, pmid, openalex)
-       SELECT $1, d, p, doi, pmid, oa FROM unnest($2::text[], $3::int[], $4::text[], $5::text[], $6::text[])
-         AS t(d, p, doi, pmid, oa)`,
+      `INSERT INTO work_references (index_key, doc_id, position, doi, pmid, openalex, citing_date, citing_key,
+         citing_doi, citing_pmid, citing_openalex)
+       SELECT $1, d, p, doi, pmid, oa, cd, ck, cdoi, cpmid, coa FROM unnest($2::text[], $3::int[], $4::text[],
+         $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+         AS t(d, p, doi, pmid, oa, cd, ck, cdoi, cpmid, coa)`,
       [
         indexKey,
         rows.map((e) => e.docId),
@@ -187,6 +197,11 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
         rows.map((e) => e.doi),
         rows.map((e) => e.pmid),
         rows.map((e) => e.openalex),
+        rows.map((e) => e.citing.date),
+        rows.map((e) => e.citing.key),
+        rows.map((e) => e.citing.doi),
+        rows.map((e) => e.citing.pmid),
+        rows.map((e) => e.citing.openalex),
       ],
     );
   }

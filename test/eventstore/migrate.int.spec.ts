@@ -62,29 +62,75 @@ describe("migrate", () => {
     }
   });
 
-  it("a store made before the citing indexes gets them in place of the single-column ones, once", async () => {
+  it("a store made before edges kept their citing work gets them filled and the ordered indexes, once", async () => {
     const db = await openPostgres(await createPostgresDatabase(), FEATURE_PROJECTORS, 2);
     try {
       await migrate(db, PROJECTION_READ_MODELS);
-      // the works tables as an earlier version left them, with an edge
+      // the works tables as an earlier version left them (single-column indexes, edges without their citing work)
       for (const id of ["openalex", "doi", "pmid"]) {
-        await db.query(`DROP INDEX work_references_cited_${id}`);
+        await db.query(`DROP INDEX work_references_citing_${id}`);
         await db.query(`CREATE INDEX work_references_${id} ON work_references (${id})`);
       }
-      await db.query("INSERT INTO work_references VALUES ('embedded/c', 'd1', 0, NULL, NULL, 'W1')");
+      for (const column of ["date", "key", "doi", "pmid", "openalex"])
+        await db.query(`ALTER TABLE work_references DROP COLUMN citing_${column}`);
+      await db.query(
+        `INSERT INTO works (index_key, doc_id, doi, pmid, openalex, searchable, fields) VALUES
+           ('embedded/c', 'd1', '10.1/a', '7', NULL, true, '{"publication_date": "2020-05-01"}'),
+           ('embedded/c', 'd2', NULL, NULL, NULL, true, '{"publication_date": null}')`,
+      );
+      await db.query(
+        `INSERT INTO work_references VALUES ('embedded/c', 'd1', 0, NULL, NULL, 'W1'),
+           ('embedded/c', 'd1', 1, '10.9/x', NULL, NULL), ('embedded/c', 'd2', 0, NULL, NULL, 'W1')`,
+      );
       await db.query("DELETE FROM schema_version");
       await migrate(db, PROJECTION_READ_MODELS);
+      // a second migration fills only edges not filled yet: one changed since keeps its value
+      await db.query("UPDATE work_references SET citing_date = '2099' WHERE doc_id = 'd2'");
+      await db.query("DELETE FROM schema_version");
       await migrate(db, PROJECTION_READ_MODELS);
       const indexes = await db.query<{ indexname: string }>(
         "SELECT indexname FROM pg_indexes WHERE tablename = 'work_references' ORDER BY indexname",
       );
       expect(indexes.map((r) => r.indexname)).toEqual([
-        "work_references_cited_doi",
-        "work_references_cited_openalex",
-        "work_references_cited_pmid",
+        "work_references_citing_doi",
+        "work_references_citing_openalex",
+        "work_references_citing_pmid",
         "work_references_pkey",
       ]);
-      expect(await db.query("SELECT doc_id FROM work_references WHERE openalex = 'W1'")).toEqual([{ doc_id: "d1" }]);
+      expect(
+        await db.query(
+          `SELECT doc_id, position, citing_date, citing_key, citing_doi, citing_pmid, citing_openalex
+           FROM work_references ORDER BY doc_id, position`,
+        ),
+      ).toEqual([
+        {
+          doc_id: "d1",
+          position: 0,
+          citing_date: "2020-05-01",
+          citing_key: "10.1/a",
+          citing_doi: "10.1/a",
+          citing_pmid: "7",
+          citing_openalex: null,
+        },
+        {
+          doc_id: "d1",
+          position: 1,
+          citing_date: "2020-05-01",
+          citing_key: "10.1/a",
+          citing_doi: "10.1/a",
+          citing_pmid: "7",
+          citing_openalex: null,
+        },
+        {
+          doc_id: "d2",
+          position: 0,
+          citing_date: "2099",
+          citing_key: "d2",
+          citing_doi: null,
+          citing_pmid: null,
+          citing_openalex: null,
+        },
+      ]);
     } finally {
       await db.close();
     }

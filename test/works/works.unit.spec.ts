@@ -10,7 +10,7 @@ import "@citation-js/plugin-bibtex";
 import "@citation-js/plugin-ris";
 import "@citation-js/plugin-csl";
 import { listCursorOf, offsetOfCursor } from "../../src/domain/cursors.js";
-import { parseWorkId } from "../../src/domain/identifiers.js";
+import { citingOfWork, parseWorkId } from "../../src/domain/identifiers.js";
 import {
   NO_INTEGRITY_NOTICE,
   noticeType,
@@ -23,7 +23,7 @@ import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
 import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
 import { readJatsDocuments } from "../../src/ingest/jatsReader.js";
 import { workOfDocument } from "../../src/ingest/works.js";
-import { citingOrder, groupRows } from "../../src/usecases/works/workShapes.js";
+import { citingOrder, citingPlace, groupRows, placeOrder } from "../../src/usecases/works/workShapes.js";
 import type { CitingRow, WorkRow } from "../../src/usecases/works/worksReads.js";
 import { exportWorks, exportWorksOfRows, type ExportWork } from "../../src/usecases/works/citationExport.js";
 import { rowsWithIntegrity } from "../../src/usecases/works/integrityRows.js";
@@ -296,6 +296,46 @@ describe("one work in several collections", () => {
     const ordered = citingOrder(groups, ["e/a", "e/b"]);
     // W3's date comes from its second collection; within a group the first collection's row leads; same date: by key
     expect(ordered.map((g) => g.map((r) => r.docId))).toEqual([["p7"], ["W2"], ["d1", "W3"], ["x"]]);
+  });
+  it("places a citing work as the citing indexes order it: date, key, index key, doc_id (code units)", () => {
+    const place = (date: string, key: string, indexKey = "e/a", docId = "d") => ({ date, key, indexKey, docId });
+    const places = [
+      place("", "W1"),
+      place("2020", "W1"),
+      place("2020-01-01", "W9"),
+      place("2020-01-01", "10.1/z"),
+      place("2020-01-01", "W10", "e/b", "x"),
+      place("2020-01-01", "W10", "e/a", "y"),
+      // code-unit order: upper case before lower case (a locale's order put "d1" before "W2")
+      place("2020-01-01", "d1"),
+    ];
+    const sorted = [...places].sort(placeOrder);
+    expect(sorted.map((p) => `${p.date}|${p.key}|${p.indexKey}`)).toEqual([
+      "2020-01-01|10.1/z|e/a",
+      "2020-01-01|W10|e/a",
+      "2020-01-01|W10|e/b",
+      "2020-01-01|W9|e/a",
+      "2020-01-01|d1|e/a",
+      "2020|W1|e/a",
+      "|W1|e/a",
+    ]);
+    // a group's place: its first dated row's date, the work's key, its first row's index key and doc_id
+    const rows: CitingRow[] = [
+      { indexKey: "e/a", docId: "a1", doi: "10.1/q", pmid: null, openalex: null, date: null },
+      { indexKey: "e/b", docId: "b1", doi: "10.1/q", pmid: null, openalex: "W5", date: "2019" },
+    ];
+    expect(citingPlace(rows)).toEqual({ date: "2019", key: "W5", indexKey: "e/a", docId: "a1" });
+  });
+  it("keeps on each edge its citing work's date ('' for none), key and ids, as the migration fills them", () => {
+    expect(citingOfWork("d", { doi: null, pmid: "7", openalex: null }, null)).toEqual({
+      date: "",
+      key: "7",
+      doi: null,
+      pmid: "7",
+      openalex: null,
+    });
+    expect(citingOfWork("d", { doi: "10.1/a", pmid: null, openalex: "W3" }, "2021-02-03").key).toBe("W3");
+    expect(citingOfWork("d", { doi: null, pmid: null, openalex: null }, "2021").key).toBe("d");
   });
 });
 

@@ -1,14 +1,24 @@
 // A work's references and the works citing it: pages through the cursor of their list, each with what it covers.
 import type { AuthContext } from "../auth/context.js";
 import { Rejection } from "../../domain/rejection.js";
-import { listCursorOf, offsetOfCursor } from "../../domain/cursors.js";
-import { citingRows, referencesOf, rowsByDocuments } from "./worksReads.js";
+import { listCursorOf, offsetOfCursor, placeOfCursor } from "../../domain/cursors.js";
+import {
+  citingDocumentCount,
+  citingPage,
+  citingRows,
+  referencesOf,
+  rowsByDocuments,
+  type CitingPosition,
+  type CitingRow,
+} from "./worksReads.js";
 import { admit, entriesFor, resolve, scopeOf, workKey, worksOf, type WorksContext } from "./worksContext.js";
 import {
   citedByNote,
   citingOrder,
+  citingPlace,
   groupRows,
   notFound,
+  placeOrder,
   referencesNote,
   syntheticPage,
   type GraphPage,
@@ -56,6 +66,11 @@ export async function references(
   };
 }
 
+/**
+ * A page of the works citing a work. Where no two of its citing documents are copies of one work (the usual case),
+ * the page is read from the citing indexes after the cursor's place (21 entries, however deep); where some are, or for
+ * a cursor that names only an offset, every citing document is read and grouped (citingOrder), the same list.
+ */
 export async function citedBy(
   ctx: WorksContext,
   auth: AuthContext,
@@ -64,22 +79,50 @@ export async function citedBy(
 ): Promise<GraphPage> {
   const opened = await openList(ctx, auth, id, "cited-by", page.cursor);
   if (!opened) return syntheticPage(id, "cited-by");
-  const { keys, work, offset } = opened;
-  // the citing works ordered from their ids and dates; only the page's works are read whole and answered
+  const { keys, work } = opened;
+  const place = placeOfCursor(page.cursor, "cited-by", workKey(work));
   const identity = { doi: work.ids.doi, pmid: work.ids.pmid, openalex: work.ids.openalex };
-  const citing = citingOrder(groupRows((await citingRows(ctx.db, keys, [identity], true)).get(0) ?? []), keys);
-  const shown = citing.slice(offset, offset + page.limit);
+  // the citing works as worksOf counted them (groupRows): one per citing document unless copies were grouped
+  const held = work.citedByHeld;
+  const ungrouped = (await citingDocumentCount(ctx.db, keys, identity)) === held;
+  let shown: CitingRow[][];
+  let more: boolean;
+  if (ungrouped && (place.after !== undefined || place.offset === 0)) {
+    const rows = await citingPage(ctx.db, keys, identity, placeOfRow(place.after), page.limit + 1);
+    shown = rows.slice(0, page.limit).map((r) => [r]);
+    more = rows.length > page.limit;
+  } else {
+    const citing = citingOrder(groupRows((await citingRows(ctx.db, keys, [identity], true)).get(0) ?? []), keys);
+    const after = placeOfRow(place.after);
+    const found = after ? citing.findIndex((g) => placeOrder(citingPlace(g), after) > 0) : place.offset;
+    const start = found < 0 ? citing.length : found;
+    shown = citing.slice(start, start + page.limit);
+    more = start + page.limit < citing.length;
+  }
   const found = await rowsByDocuments(ctx.db, shown.flat());
   const groups = shown
     .map((g) => g.flatMap((r) => found.get(`${r.indexKey}\u0000${r.docId}`) ?? []))
     .filter((g) => g.length > 0);
   const items = (await worksOf(ctx, groups, keys)).map((w) => ({ held: true as const, ...w }));
-  const held = citing.length;
+  const last = shown.at(-1);
   const next =
-    offset + page.limit < held
-      ? listCursorOf({ list: "cited-by", work: workKey(work), offset: offset + page.limit })
+    more && last
+      ? listCursorOf({
+          list: "cited-by",
+          work: workKey(work),
+          offset: place.offset + shown.length,
+          after: cursorPlace(last),
+        })
       : null;
   const recorded = work.citedByCount;
   const note = citedByNote(recorded, held);
   return { work: { ids: work.ids }, items, nextCursor: next, coverage: { recorded, held, note } };
 }
+
+const placeOfRow = (after: [string, string, string, string] | undefined): CitingPosition | null =>
+  after ? { date: after[0], key: after[1], indexKey: after[2], docId: after[3] } : null;
+
+const cursorPlace = (g: readonly CitingRow[]): [string, string, string, string] => {
+  const p = citingPlace(g);
+  return [p.date, p.key, p.indexKey, p.docId];
+};

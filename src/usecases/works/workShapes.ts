@@ -9,7 +9,7 @@ import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
 import type { WorkFields } from "../../ingest/works.js";
 import type { IntegrityOf } from "./integrityRows.js";
 import type { ExportExtras } from "./citationExport.js";
-import type { CitingRow, WorkRow } from "./worksReads.js";
+import type { CitingPosition, CitingRow, WorkRow } from "./worksReads.js";
 
 /** What exports add to a work (the works table keeps it): never in the JSON answers. */
 type ExportOnlyField = "abstract" | "keywords" | "mesh";
@@ -113,26 +113,40 @@ export function citedByNote(recorded: number | null, held: number): string {
         "collections this key reaches.";
 }
 
+/** Strings in code-unit order: the order PostgreSQL's "C" collation gives the citing indexes (ASCII alike). */
+const byCode = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The order of every list of works (citing works, an author's works): newest first, then by id, stable for cursors. */
 export function listedOrder(a: { date: string | null; key: string }, b: { date: string | null; key: string }): number {
-  return (b.date ?? "").localeCompare(a.date ?? "") || a.key.localeCompare(b.key);
+  return byCode(b.date ?? "", a.date ?? "") || byCode(a.key, b.key);
 }
 
 /**
- * The works citing a work (groups of citing documents, groupRows) in the cited-by list's order, from their ids and
- * dates alone: each group's rows in catalogue order (as its work is answered), its date the first it has, its key the
- * work's (OpenAlex id, else DOI, else PMID, else the first row's doc_id); then listedOrder.
+ * A citing work's place in the cited-by list (a group of citing documents, groupRows, its rows in catalogue order):
+ * its date the first it has ('' for none), its key the work's (OpenAlex id, else DOI, else PMID, else the first row's
+ * doc_id), then its first row's index key and doc_id, which part works of the same date and key.
  */
+export function citingPlace(g: readonly CitingRow[]): CitingPosition {
+  return {
+    date: g.map((r) => r.date).find((d) => d !== null) ?? "",
+    key: pick(g, (r) => r.openalex) ?? pick(g, (r) => r.doi) ?? pick(g, (r) => r.pmid) ?? g[0]!.docId,
+    indexKey: g[0]!.indexKey,
+    docId: g[0]!.docId,
+  };
+}
+
+/** The cited-by order of two places: listedOrder, then index key and doc_id (as the citing indexes order them). */
+export function placeOrder(a: CitingPosition, b: CitingPosition): number {
+  return listedOrder(a, b) || byCode(a.indexKey, b.indexKey) || byCode(a.docId, b.docId);
+}
+
+/** The works citing a work (groups of citing documents, groupRows) in the cited-by list's order (placeOrder). */
 export function citingOrder(groups: readonly CitingRow[][], keys: readonly string[]): CitingRow[][] {
   const order = new Map(keys.map((k, i) => [k, i]));
   return groups
     .map((g) => [...g].sort((a, b) => (order.get(a.indexKey) ?? 0) - (order.get(b.indexKey) ?? 0)))
-    .map((g) => ({
-      g,
-      date: g.map((r) => r.date).find((d) => d !== null) ?? null,
-      key: pick(g, (r) => r.openalex) ?? pick(g, (r) => r.doi) ?? pick(g, (r) => r.pmid) ?? g[0]!.docId,
-    }))
-    .sort(listedOrder)
+    .map((g) => ({ g, place: citingPlace(g) }))
+    .sort((a, b) => placeOrder(a.place, b.place))
     .map(({ g }) => g);
 }
 

@@ -11,7 +11,7 @@ import type { WorkFields } from "../../ingest/works.js";
 import { reachableCollections } from "../auth/keyScope.js";
 import { takeMinuteBudget } from "../limits/quotas.js";
 import {
-  citingRows,
+  citedByCounts,
   heldReferenceCounts,
   rowsByIds,
   rowsCitedAs,
@@ -66,7 +66,7 @@ export async function worksOf(
   }));
   const [heldRefs, citing, integrity] = await Promise.all([
     heldReferenceCounts(db, keys, holders),
-    citingRows(db, keys, identities),
+    citedByCounts(db, keys, identities, (rows) => groupRows(rows).length),
     // every holder's own source record counts: the work is retracted if one of them flags it (as search excludes)
     deps.integrity(identities.map((id, i) => ({ doi: id.doi, own: sorted[i]!.flatMap((r) => r.notices) }))),
   ]);
@@ -95,7 +95,7 @@ export async function worksOf(
       collections: [...new Set(g.map((r) => collectionOf.get(r.indexKey)!))],
       referencesRecorded: holder.referencesRecorded,
       referencesHeld: heldRefs.get(`${holder.indexKey}\u0000${holder.docId}`) ?? 0,
-      citedByHeld: groupRows(citing.get(i) ?? []).length,
+      citedByHeld: citing.get(i) ?? 0,
     };
   });
 }

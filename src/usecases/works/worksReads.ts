@@ -152,7 +152,43 @@ export interface CitingRow {
   date: string | null;
 }
 
-/** The documents of the reachable indexes whose reference lists cite each identity, by the identity's position. */
+/** The raw citing row: an edge's citing document as its edge keeps it (src/eventstore/schema.ts). */
+interface RawCiting {
+  index_key: string;
+  doc_id: string;
+  citing_doi: string | null;
+  citing_pmid: string | null;
+  citing_openalex: string | null;
+  citing_date: string | null;
+}
+
+const citingRowOf = (raw: RawCiting): CitingRow => ({
+  indexKey: raw.index_key,
+  docId: raw.doc_id,
+  doi: raw.citing_doi,
+  pmid: raw.citing_pmid,
+  openalex: raw.citing_openalex,
+  date: raw.citing_date === null || raw.citing_date === "" ? null : raw.citing_date,
+});
+
+const CITED_FIELDS = ["doi", "pmid", "openalex"] as const;
+type CitedField = (typeof CITED_FIELDS)[number];
+
+/** The cited ids a target has, each with its parameter's number (from `first` on): only those are bound. */
+const boundFields = (target: CitedIdentity, first: number) =>
+  CITED_FIELDS.filter((f) => target[f] !== null).map((f, k) => ({ f, value: target[f]!, param: `$${first + k}` }));
+
+/** The citing documents of each target (t) by one cited id, from its partial citing index (naming the id not null). */
+const citingBranch = (field: CitedField, withDate: boolean) =>
+  `SELECT t.i, e.index_key, e.doc_id, e.citing_doi, e.citing_pmid, e.citing_openalex,
+     ${withDate ? "e.citing_date" : "NULL::text AS citing_date"}
+   FROM t JOIN work_references e ON e.${field} = t.${field}
+   WHERE e.${field} IS NOT NULL AND e.index_key = ANY($4::text[])`;
+
+/**
+ * The documents of the reachable indexes whose reference lists cite each identity, by the identity's position: read
+ * from the citing indexes alone (each edge keeps its citing document's ids and date), never the works table's rows.
+ */
 export async function citingRows(
   db: Queryable,
   indexKeys: readonly string[],
@@ -161,40 +197,124 @@ export async function citingRows(
 ): Promise<Map<number, CitingRow[]>> {
   const found = new Map<number, CitingRow[]>();
   if (targets.length === 0 || indexKeys.length === 0) return found;
-  const rows = await db.query<{
-    i: number | string;
-    index_key: string;
-    doc_id: string;
-    doi: string | null;
-    pmid: string | null;
-    openalex: string | null;
-    date: string | null;
-  }>(
-    `WITH t AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(doi, pmid, oa, i)),
-     -- each branch names its id not null: the partial covering indexes answer it (src/eventstore/schema.ts)
-     hits AS (
-       SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.doi = t.doi
-         WHERE e.doi IS NOT NULL AND e.index_key = ANY($4::text[])
-       UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.pmid = t.pmid
-         WHERE e.pmid IS NOT NULL AND e.index_key = ANY($4::text[])
-       UNION SELECT t.i, e.index_key, e.doc_id FROM t JOIN work_references e ON e.openalex = t.oa
-         WHERE e.openalex IS NOT NULL AND e.index_key = ANY($4::text[]))
-     SELECT h.i, w.index_key, w.doc_id, w.doi, w.pmid, w.openalex,
-       ${withDate ? "w.fields->>'publication_date'" : "NULL::text"} AS date
-     FROM hits h JOIN works w ON w.index_key = h.index_key AND w.doc_id = h.doc_id`,
+  const rows = await db.query<RawCiting & { i: number | string }>(
+    `WITH t AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(doi, pmid, openalex, i))
+     ${CITED_FIELDS.map((f) => citingBranch(f, withDate)).join(" UNION ")}`,
     [targets.map((t) => t.doi), targets.map((t) => t.pmid), targets.map((t) => t.openalex), [...indexKeys]],
   );
   for (const raw of rows) {
     const i = Number(raw.i) - 1;
-    const row: CitingRow = {
-      indexKey: raw.index_key,
-      docId: raw.doc_id,
-      doi: raw.doi,
-      pmid: raw.pmid,
-      openalex: raw.openalex,
-      date: raw.date,
-    };
-    found.set(i, [...(found.get(i) ?? []), row]);
+    found.set(i, [...(found.get(i) ?? []), citingRowOf(raw)]);
   }
   return found;
+}
+
+/**
+ * How many works of the reachable indexes cite each identity (groupRows: copies in several collections count once),
+ * by the identity's position: counted over the citing indexes where no two citing documents share an id, grouped
+ * from their rows only where some do.
+ */
+export async function citedByCounts(
+  db: Queryable,
+  indexKeys: readonly string[],
+  targets: readonly CitedIdentity[],
+  group: (rows: readonly CitingRow[]) => number,
+): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  if (targets.length === 0 || indexKeys.length === 0) return counts;
+  const rows = await db.query<{ i: number | string; docs: number | string; apart: boolean }>(
+    `WITH t AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(doi, pmid, openalex, i)),
+     hits AS (${CITED_FIELDS.map((f) => citingBranch(f, false)).join(" UNION ")})
+     SELECT i, count(*) AS docs, count(DISTINCT citing_doi) = count(citing_doi)
+       AND count(DISTINCT citing_pmid) = count(citing_pmid)
+       AND count(DISTINCT citing_openalex) = count(citing_openalex) AS apart
+     FROM hits GROUP BY i`,
+    [targets.map((t) => t.doi), targets.map((t) => t.pmid), targets.map((t) => t.openalex), [...indexKeys]],
+  );
+  const shared: number[] = [];
+  for (const r of rows) {
+    if (r.apart) counts.set(Number(r.i) - 1, Number(r.docs));
+    else shared.push(Number(r.i) - 1);
+  }
+  if (shared.length > 0) {
+    const citing = await citingRows(
+      db,
+      indexKeys,
+      shared.map((i) => targets[i]!),
+    );
+    shared.forEach((i, k) => counts.set(i, group(citing.get(k) ?? [])));
+  }
+  return counts;
+}
+
+/** Where a cited-by page starts: after this citing document's place in the list's order (its date '' for none). */
+export interface CitingPosition {
+  date: string;
+  key: string;
+  indexKey: string;
+  docId: string;
+}
+
+/** How many documents of the reachable indexes cite this identity (a count over the citing indexes alone). */
+export async function citingDocumentCount(
+  db: Queryable,
+  indexKeys: readonly string[],
+  target: CitedIdentity,
+): Promise<number> {
+  const fields = boundFields(target, 2);
+  if (fields.length === 0 || indexKeys.length === 0) return 0;
+  const [row] = await db.query<{ n: number | string }>(
+    `SELECT count(*) AS n FROM (${fields
+      .map(
+        ({ f, param }) => `SELECT index_key, doc_id FROM work_references
+          WHERE ${f} IS NOT NULL AND ${f} = ${param}::text AND index_key = ANY($1::text[])`,
+      )
+      .join(" UNION ")}) AS d`,
+    [[...indexKeys], ...fields.map((x) => x.value)],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * The first `limit` documents citing this identity after `after` (from the start without one), in the cited-by list's
+ * order: newest first ('' dates last), then by key, index key and doc_id, in byte order. Each cited id's index is read
+ * as a range from the position on (its rows of the same date after it, then the older ones), so a deep page reads what
+ * the first does.
+ */
+export async function citingPage(
+  db: Queryable,
+  indexKeys: readonly string[],
+  target: CitedIdentity,
+  after: CitingPosition | null,
+  limit: number,
+): Promise<CitingRow[]> {
+  const fields = boundFields(target, 3);
+  if (fields.length === 0 || indexKeys.length === 0) return [];
+  const p = fields.length + 3;
+  const cols = "citing_date, citing_key, index_key, doc_id, citing_doi, citing_pmid, citing_openalex";
+  const order = "citing_date DESC, citing_key, index_key, doc_id";
+  const range = ({ f, param }: { f: CitedField; param: string }, where: string, by: string) =>
+    `(SELECT DISTINCT ${cols} FROM work_references
+      WHERE ${f} IS NOT NULL AND ${f} = ${param}::text AND index_key = ANY($1::text[]) ${where}
+      ORDER BY ${by} LIMIT $2)`;
+  const ranges = fields.flatMap((f) =>
+    after === null
+      ? [range(f, "", order)]
+      : [
+          range(
+            f,
+            `AND citing_date = $${p}::text AND (citing_key, index_key, doc_id) > ($${p + 1}::text, $${p + 2}::text, ` +
+              `$${p + 3}::text)`,
+            "citing_key, index_key, doc_id",
+          ),
+          range(f, `AND citing_date < $${p}::text`, order),
+        ],
+  );
+  const params: unknown[] = [[...indexKeys], limit, ...fields.map((x) => x.value)];
+  if (after) params.push(after.date, after.key, after.indexKey, after.docId);
+  const rows = await db.query<RawCiting & { citing_key: string }>(
+    `SELECT DISTINCT ${cols} FROM (${ranges.join(" UNION ALL ")}) AS r ORDER BY ${order} LIMIT $2`,
+    params,
+  );
+  return rows.map(citingRowOf);
 }
