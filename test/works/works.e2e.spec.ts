@@ -23,6 +23,7 @@ import {
 } from "../support/testService.js";
 import { OPENALEX_SLICE, plainCollection, writeCollectionsConfig } from "../support/operatorContent.js";
 import { rawRequest } from "../http/rawRequest.js";
+import { roomInTheMinute } from "../support/minuteWindow.js";
 
 /** a DOI the shipped Crossref updates give an expression of concern (notice 10.1039/c7ob90105d) */
 const EOC_DOI = "10.1039/c0ob00117a";
@@ -420,6 +421,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
   });
 
   it("counts each works call against the per-minute budget, though it is free", async () => {
+    await roomInTheMinute();
     const { orgId, key: limited } = await operatorSteps(call, svc.adminToken).customer({ credits: "1.00" });
     expect(
       (await call("POST", `/admin/v1/organizations/${orgId}/limits`, { admin: svc.adminToken, body: { perMinute: 2 } }))
