@@ -15,9 +15,12 @@ import { toDocument } from "../../src/retrieval/engines/opensearch/chunkDocument
 import { compileToPredicate } from "../../src/filters/compileToPredicate.js";
 import {
   authorPeopleValues,
+  byCountThenValue,
   ENGINE_FACETS,
   isDocumentLevelFilter,
+  topBuckets,
   type EngineFacet,
+  type EngineFacetBucket,
 } from "../../src/retrieval/workFacetValues.js";
 import type { FilterNode } from "../../src/filters/ast.js";
 import type { ChunkMetadata } from "../../src/retrieval/port.js";
@@ -411,5 +414,18 @@ describe("the OpenSearch author facet by person (mapping version 6)", () => {
     const named = simulatedShard(twice.flat());
     named.setMeta(people);
     expect(await named.count("c", undefined, ["author"], 5)).toBeNull();
+  });
+});
+
+describe("the largest buckets of a facet", () => {
+  it("are the first `limit` of all of them sorted, ties and equal buckets included, without sorting them all", () => {
+    // few counts and values, so counts tie, values tie and some buckets are equal
+    const buckets: EngineFacetBucket[] = Array.from({ length: 300 }, (_, i) => {
+      const value = `v${(i * 7919) % 13}`;
+      const count = (i * 104729) % 6;
+      return i % 4 === 0 ? { value, count } : { value, count, id: `A${i % 5}` };
+    });
+    for (const limit of [0, 1, 3, 10, 299, 300, 400])
+      expect(topBuckets(buckets, limit)).toEqual([...buckets].sort(byCountThenValue).slice(0, limit));
   });
 });

@@ -4,10 +4,10 @@
 import {
   authorBuckets,
   authorEntryOf,
-  byCountThenValue,
   ENGINE_FACETS,
   idsOfOrcids,
   personOf,
+  topBuckets,
   workFacetValues,
   type AuthorEntry,
   type EngineFacet,
@@ -108,7 +108,7 @@ export function countWorkFacets(
   for (const facet of facets) {
     const { dict, offsets, ids } = table.columns[facet];
     if (facet === "author") {
-      out.facets.author = authorFacet(table, works).sort(byCountThenValue).slice(0, limit);
+      out.facets.author = topBuckets(authorFacet(table, works), limit);
       continue;
     }
     const counts = new Int32Array(dict.length);
@@ -126,7 +126,7 @@ export function countWorkFacets(
       const rank = issn?.[id] ?? -1;
       buckets.push(rank >= 0 ? { value: dict[id]!, count, id: table.issns[rank]! } : { value: dict[id]!, count });
     });
-    out.facets[facet] = buckets.sort(byCountThenValue).slice(0, limit);
+    out.facets[facet] = topBuckets(buckets, limit);
   }
   return out;
 }
