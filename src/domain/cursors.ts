@@ -81,7 +81,10 @@ const LIST_PAGE: CursorScheme<ListCursor> = {
     if (!Number.isSafeInteger(offset) || (offset as number) < 0) return undefined;
     const cursor = { list: list as ListCursor["list"], work, offset: offset as number };
     if (after === undefined) return cursor;
-    const place = Array.isArray(after) && after.length === 4 && after.every((x) => typeof x === "string");
+    // a place is the strings this service wrote: a forged one with a NUL byte would reach PostgreSQL, which refuses
+    // NUL in text
+    const place =
+      Array.isArray(after) && after.length === 4 && after.every((x) => typeof x === "string" && !x.includes("\u0000"));
     return list === "cited-by" && place ? { ...cursor, after: after as ListCursor["after"] } : undefined;
   },
 };

@@ -64,6 +64,18 @@ describe("an offset list's cursor", () => {
       [cursor.slice(0, -2), "references", "W1", "this references list"],
       [padded, "references", "W1", "this references list"],
       [Buffer.from('["references","W1",1.5]').toString("base64url"), "references", "W1", "this references list"],
+      [
+        listCursorOf({ list: "references", work: "W1", offset: 1, after: ["2020", "W2", "k", "d"] }),
+        "references",
+        "W1",
+        "this references list",
+      ],
+      [
+        listCursorOf({ list: "cited-by", work: "W1", offset: 1, after: ["2020", "W\u00002", "k", "d"] }),
+        "cited-by",
+        "W1",
+        "this cited-by list",
+      ],
     ];
     for (const [raw, list, owner, words] of cases) {
       const [code, message, details] = refusal(() => offsetOfCursor(raw, list, owner));
