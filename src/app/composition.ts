@@ -75,6 +75,7 @@ import {
 } from "../usecases/works/integrityRows.js";
 import { createWorkFacets } from "../usecases/works/workFacets.js";
 import { createAuthors } from "../usecases/authors/authors.js";
+import { authorFilterCheck } from "../usecases/authors/authorFilter.js";
 import type { WebhookActivityDeps } from "../../activities/webhooks.js";
 import { createWebhooks, type Webhooks } from "../usecases/webhooks/webhooks.js";
 import { deliveryProofs } from "../usecases/webhooks/deliveryProofs.js";
@@ -552,6 +553,7 @@ async function openQueryServices(
     rowIntegrity: integrityOf,
     clock,
   });
+  const authorFilter = authorFilterCheck({ db, scopeOf: works.listing.scopeOf });
   const search = createSearchService({
     db,
     accounts,
@@ -560,6 +562,7 @@ async function openQueryServices(
     engine,
     embedder,
     planFilters,
+    authorFilter,
     figureImages,
     catalogue,
     readiness,
@@ -586,6 +589,7 @@ async function openQueryServices(
     journals,
     metricsBasis,
     planFilters,
+    authorFilter,
     figureImages,
     catalogue,
     works,
@@ -815,7 +819,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
     const infra = await openInfrastructure(config, log, clock, closers);
     const { devServer, address, db, engine, embedder, catalog, readiness } = infra;
     const queries = await openQueryServices(config, options, log, clock, infra);
-    const { accounts, members, retractions, integrityOf, planFilters, figureImages } = queries;
+    const { accounts, members, retractions, integrityOf, planFilters, authorFilter, figureImages } = queries;
     const { catalogue, works, search, tools } = queries;
 
     const { alerts, client, worker } = await startWorkflows(config, options, log, clock, closers, infra, queries);
@@ -872,7 +876,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
       works,
       authors: createAuthors({ db, works }),
       workFacets: createWorkFacets({
-        search: { catalog, engine, embedder, planFilters, readiness, retractions },
+        search: { catalog, engine, embedder, planFilters, readiness, retractions, authorFilter },
         db,
         integrity: integrityOf,
         clock,

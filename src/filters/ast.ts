@@ -26,3 +26,19 @@ export type FilterNode =
   /** matches everything / nothing (used when a collection answers a condition itself, e.g. open_access) */
   | { kind: "all" }
   | { kind: "none" };
+
+/**
+ * The values filters name for one field (eq and in, under and, or and not), each once, in the order first met; "skip"
+ * and absent filters name none.
+ */
+export function valuesNamed(filters: Iterable<FilterNode | "skip" | undefined>, field: string): string[] {
+  const values = new Set<string>();
+  const walk = (node: FilterNode): void => {
+    if (node.kind === "and" || node.kind === "or") node.children.forEach(walk);
+    else if (node.kind === "not") walk(node.child);
+    else if (node.kind === "eq" && node.field === field) values.add(String(node.value));
+    else if (node.kind === "in" && node.field === field) node.values.forEach((v) => values.add(String(v)));
+  };
+  for (const node of filters) if (node && node !== "skip") walk(node);
+  return [...values];
+}

@@ -261,6 +261,37 @@ describe.each(ENGINES)("authors on the %s engine", (engine) => {
     expect(bad.body.error.message).toMatch(/OpenAlex author id/);
   });
 
+  it("answers 404 naming an author_id filtered on that no reachable collection holds, taking nothing", async () => {
+    const [quota, lines] = [await dailyUsed(), await ledgerLines()];
+    const asked = [
+      ["/api/v1/search/query", { query: "hair cortisol", filters: { author_id: "A999999999" } }, "A999999999"],
+      [
+        "/api/v1/search/query",
+        { query: "hair cortisol", filters: { author_id: [KIRSCHBAUM.id, "0000-0002-1825-0097"] } },
+        "0000-0002-1825-0097",
+      ],
+      ["/api/v1/search/preview", { query: "hair cortisol", filters: { author_id: "A999999999" } }, "A999999999"],
+      [
+        "/api/v1/works/facets",
+        { facets: ["publication_year"], filters: { author_id: "https://openalex.org/A999999999" } },
+        "A999999999",
+      ],
+    ] as const;
+    for (const [path, body, id] of asked) {
+      const res = await call("POST", path, { key, body: { collection: "openalex-synergy", ...body } });
+      expect([res.status, res.body.error?.code], path).toEqual([404, "AUTHOR_NOT_FOUND"]);
+      expect(res.body.error.message, path).toContain(id);
+      expect(res.body.error.details.field, path).toBe("author_id");
+    }
+    expect([await dailyUsed(), await ledgerLines()]).toEqual([quota, lines]);
+    // a person the key reaches, narrowed to a collection without their work: an empty answer, not a 404
+    const elsewhere = await call("POST", "/api/v1/works/facets", {
+      key,
+      body: { collection: "scifact", facets: ["publication_year"], filters: { author_id: KIRSCHBAUM.id } },
+    });
+    expect([elsewhere.status, elsewhere.body.total]).toEqual([200, 0]);
+  });
+
   it("refuses malformed and unknown ids, no key, another key's collections and other path spellings", async () => {
     for (const bad of ["W2125158795", "0000-0003-3707-4445", "Clemens%20Kirschbaum", "A12-", "orcid:1234"]) {
       const res = await author(bad);
@@ -281,6 +312,11 @@ describe.each(ENGINES)("authors on the %s engine", (engine) => {
     expect([elsewhere.status, elsewhere.body.error.code]).toEqual([404, "AUTHOR_NOT_FOUND"]);
     expect((await get(`/api/v1/authors/${KIRSCHBAUM.id}/works`, scoped.key)).status).toBe(404);
     expect((await get("/api/v1/authors?name=kirschbaum", scoped.key)).body.data).toEqual([]);
+    const filtered = await call("POST", "/api/v1/search/query", {
+      key: scoped.key,
+      body: { collection: "scifact", query: "cortisol", filters: { author_id: KIRSCHBAUM.id } },
+    });
+    expect([filtered.status, filtered.body.error.code]).toEqual([404, "AUTHOR_NOT_FOUND"]);
     const digestOnly = await operatorSteps(call, svc.adminToken).customer({
       credits: "1.00",
       collections: ["clinical-digest"],

@@ -64,7 +64,7 @@ function authorIdOr422(raw: string): AuthorId {
 }
 
 /** Why no author answers: what was looked for, and that only the reachable collections count. */
-function authorNotFound(id: AuthorId): string {
+export function authorNotFound(id: AuthorId): string {
   const what = id.kind === "openalex" ? `OpenAlex author id ${id.value}` : `ORCID ${id.value}`;
   return (
     `no collection this key can reach holds a work by an author with ${what}; ` +

@@ -41,6 +41,9 @@ import { meetsMinRelevance } from "../../domain/relevance.js";
 
 export type { FilterPlanner } from "../../filters/planner.js";
 
+/** Throws 404 AUTHOR_NOT_FOUND when a plan's filters name an author no collection the key reaches holds. */
+export type AuthorFilterCheck = (auth: AuthContext, plan: FilterPlan | undefined) => Promise<void>;
+
 export interface SearchDeps {
   catalog: CollectionCatalog;
   engine: SearchEngine;
@@ -50,6 +53,8 @@ export interface SearchDeps {
   readiness?: CollectionReadiness;
   /** the works retraction lists loaded since ingestion name, excluded where a collection excludes retractions */
   retractions?: Pick<LiveRetractions, "exclusionFilter">;
+  /** 404 for an author_id filter naming a person no collection the key reaches holds (src/usecases/authors/) */
+  authorFilter?: AuthorFilterCheck;
 }
 
 export interface SearchRequestInput {
@@ -296,8 +301,9 @@ export interface PreparedRetrieval {
 
 /**
  * The checks of a search that need no budget: a searchable query, collections the key may reach that exist, filters
- * that apply, and collections that are ready (403, 404, 422, 503, in that order). The use cases run them before they
- * take a per-minute slot, a preview of the hour or a query of the quota, so a refused request uses none of those.
+ * that apply, collections that are ready and authors the filters name that exist (403, 404, 422, 503, 404, in that
+ * order). The use cases run them before they take a per-minute slot, a preview of the hour or a query of the quota,
+ * so a refused request uses none of those.
  */
 export async function prepareRetrieval(
   deps: SearchDeps,
@@ -312,6 +318,8 @@ export async function prepareRetrieval(
   // the same way while a collection ingests and once it is ready (422 before the 503)
   const plan = await planBoth(deps, input, targets);
   assertCollectionsReady(deps, auth, input.collections);
+  // after readiness: a collection still ingesting has not yet written its authors
+  await deps.authorFilter?.(auth, plan);
   return { targets, plan };
 }
 
