@@ -417,6 +417,9 @@ export const worksBatchBody = z.strictObject({
     .max(100, "ids holds at most 100 ids; send more in further calls"),
 });
 
+/** What a facets request's limit must be: every wrong one (out of range, a fraction, a string) is told so. */
+const FACET_LIMIT_RANGE = `limit must be a whole number from 1 to ${MAX_FACET_LIMIT}`;
+
 /** POST /works/facets: which works to count (collections, an optional query, filters) and which facets. */
 export const worksFacetsBody = z.strictObject({
   collection: selectionFields.collection,
@@ -440,10 +443,10 @@ export const worksFacetsBody = z.strictObject({
     .max(FACETS.length, `facets holds at most ${FACETS.length} names: ${FACETS.join(", ")}`)
     .meta({ description: `The facets to count: ${FACETS.join(", ")}.` }),
   limit: z
-    .number()
-    .int()
-    .min(1, `limit must be between 1 and ${MAX_FACET_LIMIT}`)
-    .max(MAX_FACET_LIMIT, `limit must be between 1 and ${MAX_FACET_LIMIT}`)
+    .number({ error: FACET_LIMIT_RANGE })
+    .int(FACET_LIMIT_RANGE)
+    .min(1, FACET_LIMIT_RANGE)
+    .max(MAX_FACET_LIMIT, FACET_LIMIT_RANGE)
     .default(DEFAULT_FACET_LIMIT)
     .meta({ description: "Buckets per facet, the largest first (count desc, then value asc)." }),
 });
@@ -463,16 +466,15 @@ export const workListQuery = z.strictObject({
   cursor: z.string().max(1000, "cursor is at most 1000 characters").optional(),
 });
 
+/** What a name search must send: one name (absent, empty or repeated, it is told so). */
+const NAME_REQUIRED = "name is required, once: a name or part of one, such as fonagy";
+
 /**
  * GET /authors: people whose name has a word starting with each word of `name` (accents, case and punctuation ignored),
  * a page.
  */
 export const authorSearchQuery = z.strictObject({
-  name: z
-    .string()
-    .trim()
-    .min(1, "name is required: a name or part of one, such as fonagy")
-    .max(200, "name must be at most 200 characters"),
+  name: z.string({ error: NAME_REQUIRED }).trim().min(1, NAME_REQUIRED).max(200, "name must be at most 200 characters"),
   limit: whole(1, 100, "limit").default(20),
   cursor: z.string().max(1000, "cursor is at most 1000 characters").optional(),
 });

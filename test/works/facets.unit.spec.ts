@@ -235,8 +235,12 @@ describe("the facets request", () => {
   it("takes the documented fields, limit 1 to 100 (default 10), and refuses an unknown facet naming the facets", () => {
     expect(worksFacetsBody.parse(body)).toMatchObject({ limit: 10, facets: ["journal"] });
     expect(worksFacetsBody.safeParse({ ...body, limit: 100 }).success).toBe(true);
-    for (const limit of [0, 101, 1e9, 2.5, "10"])
-      expect(worksFacetsBody.safeParse({ ...body, limit }).success).toBe(false);
+    for (const limit of [0, 101, 1e9, 2.5, -1, "10", null]) {
+      const refused = worksFacetsBody.safeParse({ ...body, limit });
+      expect(refused.success).toBe(false);
+      // every wrong limit is told the fix, a float or a string as much as a number out of range
+      expect(refused.error!.issues[0]!.message, String(limit)).toBe("limit must be a whole number from 1 to 100");
+    }
     const unknown = worksFacetsBody.safeParse({ ...body, facets: ["journal", "funder"] });
     expect(unknown.success).toBe(false);
     expect(unknown.error!.issues[0]!.message).toBe(`"funder" is not a facet; the facets are ${FACETS.join(", ")}`);
