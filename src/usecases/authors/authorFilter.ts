@@ -43,8 +43,7 @@ export function authorFilterCheck(deps: {
     const kind = /^A/.test(first) ? "openalex" : "orcid";
     throw new Rejection(
       "AUTHOR_NOT_FOUND",
-      `filters.${AUTHOR_FIELD}: ${authorNotFound({ kind, value: first })}` +
-        (unknown.length > 1 ? ` (nor any by ${unknown.slice(1).join(", ")})` : ""),
+      `filters.${AUTHOR_FIELD}: ${authorNotFound({ kind, value: first }, unknown.slice(1))}`,
       { field: AUTHOR_FIELD, id: first, ids: unknown },
     );
   };

@@ -64,10 +64,11 @@ function authorIdOr422(raw: string): AuthorId {
 }
 
 /** Why no author answers: what was looked for, and that only the reachable collections count. */
-export function authorNotFound(id: AuthorId): string {
+export function authorNotFound(id: AuthorId, alsoUnknown: readonly string[] = []): string {
   const what = id.kind === "openalex" ? `OpenAlex author id ${id.value}` : `ORCID ${id.value}`;
+  const others = alsoUnknown.length > 0 ? `, nor by ${alsoUnknown.join(", ")}` : "";
   return (
-    `no collection this key can reach holds a work by an author with ${what}; ` +
+    `no collection this key can reach holds a work by an author with ${what}${others}; ` +
     "search by name with GET /api/v1/authors?name=… to find the author's id"
   );
 }
