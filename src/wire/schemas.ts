@@ -451,6 +451,18 @@ export const worksFacetsBody = z.strictObject({
     .meta({ description: "Buckets per facet, the largest first (count desc, then value asc)." }),
 });
 
+/**
+ * A facets body read (422 naming the fix otherwise), a null `query`, `filters` or `limit` read as absent: agents send
+ * the optional fields they do not use as null, and no query means the collections under the filters.
+ */
+export function facetsRequestOf(raw: unknown): z.output<typeof worksFacetsBody> {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return parseOr422(worksFacetsBody, raw);
+  const body = Object.fromEntries(
+    Object.entries(raw).filter(([k, v]) => !(v === null && ["query", "filters", "limit"].includes(k))),
+  );
+  return parseOr422(worksFacetsBody, body);
+}
+
 /** The formats results and works export to. */
 export const exportFormat = z.enum(["bibtex", "ris", "csljson"], { error: "format must be bibtex, ris or csljson" });
 

@@ -12,7 +12,7 @@ import {
 } from "../../src/usecases/works/facetCounts.js";
 import { decideFacets } from "../../src/usecases/works/facetsFacts.js";
 import { syntheticFacets, worksIntegrity } from "../../src/usecases/works/workFacets.js";
-import { worksFacetsBody } from "../../src/wire/schemas.js";
+import { facetsRequestOf, worksFacetsBody } from "../../src/wire/schemas.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import type { Integrity } from "../../src/domain/integrity.js";
 
@@ -231,6 +231,16 @@ describe("the integrity facet", () => {
 
 describe("the facets request", () => {
   const body = { collection: "scifact", facets: ["journal"] };
+
+  it("reads a null query, filters or limit as absent, as agents send optional fields", () => {
+    expect(facetsRequestOf({ ...body, query: null, filters: null, limit: null })).toEqual({
+      collection: "scifact",
+      facets: ["journal"],
+      limit: 10,
+    });
+    expect(facetsRequestOf({ ...body, query: "cortisol", limit: 3 })).toMatchObject({ query: "cortisol", limit: 3 });
+    expect(() => facetsRequestOf({ ...body, query: 7 })).toThrow(/query/);
+  });
 
   it("takes the documented fields, limit 1 to 100 (default 10), and refuses an unknown facet naming the facets", () => {
     expect(worksFacetsBody.parse(body)).toMatchObject({ limit: 10, facets: ["journal"] });

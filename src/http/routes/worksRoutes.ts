@@ -6,7 +6,7 @@ import {
   workListQuery,
   worksBatchBody,
   worksBatchQuery,
-  worksFacetsBody,
+  facetsRequestOf,
 } from "../../wire/schemas.js";
 import type { RequestState } from "../requestContext.js";
 import type { Works } from "../../usecases/works/works.js";
@@ -79,7 +79,7 @@ export const WORKS_ROUTES = [
     errors: [401, 403, 404, 422, 429, 503],
     handler: (ctx, deps) =>
       answerFree(ctx, deps.search, (a) => {
-        const { collection, collections, ...body } = parseOr422(worksFacetsBody, ctx.request.body);
+        const { collection, collections, ...body } = facetsRequestOf(ctx.request.body);
         const names = requestedCollections({ collection, collections });
         return deps.workFacets.facets(a, { ...body, collections: names }, (ctx.state as RequestState).requestId);
       }),

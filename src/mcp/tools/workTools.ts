@@ -3,6 +3,7 @@
 // /works/facets, GET /results/{id}?format).
 import {
   exportFormat,
+  facetsRequestOf,
   parseOr422,
   requestedCollections,
   workListQuery,
@@ -86,7 +87,7 @@ export const workFacetsTool: ToolDefinition = {
     `${RECOMMENDED_MIN_RELEVANCE}; without, every work the filters keep.`,
   schemas: toolSchemasOf(jsonSchemaOf(worksFacetsBody)),
   run: async ({ deps, auth, request }, args) => {
-    const { collection, collections, ...body } = parseOr422(worksFacetsBody, args);
+    const { collection, collections, ...body } = facetsRequestOf(args);
     return deps.workFacets.facets(
       auth,
       { ...body, collections: requestedCollections({ collection, collections }) },
