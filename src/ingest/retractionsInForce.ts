@@ -6,7 +6,7 @@ import type { Db } from "../eventstore/db.js";
 import { readStream } from "../eventstore/eventStore.js";
 import { RETRACTIONS_STREAM, type StoredEvent } from "../domain/events.js";
 import type { FilterNode } from "../filters/ast.js";
-import { loadUpdateLists, type RetractionNotice, type UpdateList } from "./retractions.js";
+import { loadUpdateLists, type RetractionNotice, type ShippedLists } from "./retractions.js";
 import { addNotice, type IntegrityNotice, type IntegritySource, type ListsInForce } from "../domain/integrity.js";
 
 /** How stale another process's load may be here: one small indexed read of the stream's version per interval. */
@@ -52,12 +52,12 @@ export interface RetractionsContext {
   clock: () => Date;
   recheckMs: number;
   /** the shipped lists, read once on first use */
-  shippedLists: () => Promise<UpdateList>;
+  shippedLists: () => Promise<ShippedLists>;
   state: RetractionsState;
 }
 
 export function retractionsContext(deps: LiveRetractionsDeps): RetractionsContext {
-  let shipped: Promise<UpdateList> | undefined;
+  let shipped: Promise<ShippedLists> | undefined;
   return {
     deps,
     clock: deps.clock ?? (() => new Date()),

@@ -1,7 +1,7 @@
 // The pure parts of works: ids a work is asked by, the list cursor, integrity from notices, the update lists' readers,
 // the graph's edges as each reader records them, grouping one work's rows, and the export formats (read back by
 // citation-js, which other people maintain).
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -18,7 +18,12 @@ import {
   type IntegrityNotice,
   type WorkRef,
 } from "../../src/domain/integrity.js";
-import { readOpenRetractionsList, readRetractionWatchList, mergeUpdateLists } from "../../src/ingest/retractions.js";
+import {
+  loadUpdateLists,
+  mergeUpdateLists,
+  readOpenRetractionsList,
+  readRetractionWatchList,
+} from "../../src/ingest/retractions.js";
 import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
 import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
 import { readJatsDocuments } from "../../src/ingest/jatsReader.js";
@@ -160,6 +165,48 @@ describe("integrity", () => {
         { type: "expression_of_concern", source: "retraction_watch", doi: "10.1/eoc", pmid: null, date: "2021-02-03" },
       ],
     });
+  });
+});
+
+describe("the shipped lists, as the service keeps them", () => {
+  it("answers each DOI's notices as read, unknown DOIs none, and objects a caller may change", async () => {
+    const root = tempDir("shipped-");
+    mkdirSync(join(root, "retractions"));
+    const record = (doi: string, notice: string, type: string, retracted: boolean) =>
+      JSON.stringify({
+        retracted,
+        timestamp: Date.parse("2018-03-04"),
+        updates: [{ identifier: { doi: notice }, type }],
+        identifier: { doi },
+      });
+    writeFileSync(
+      join(root, "retractions/open_retractions.retracted.jsonl"),
+      [
+        record("10.1/A", "10.1/notice-c", "correction", false),
+        record("10.1/a", "10.1/notice-e", "erratum", false),
+        record("10.1/é", "10.1/ñ", "retraction", true),
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(root, "retractions/retraction_watch_etl_sampled.csv"),
+      "originalpaperdoi,retractionnature,retractiondate,retractiondoi,reason\n10.1/a,Expression of " +
+        "concern,2/3/2021 0:00,10.1/eoc,\n10.1/c,Retraction,1/1/2020 0:00,10.1/r2,\"['+Plagiarism']\"\n",
+    );
+    const shipped = await loadUpdateLists(root);
+    const date = "2018-03-04";
+    expect(shipped.updates.size).toBe(3);
+    expect(shipped.updates.get("10.1/a")).toEqual([
+      { type: "expression_of_concern", source: "retraction_watch", doi: "10.1/eoc", pmid: null, date: "2021-02-03" },
+      { type: "correction", source: "crossref", doi: "10.1/notice-c", pmid: null, date },
+      { type: "erratum", source: "crossref", doi: "10.1/notice-e", pmid: null, date },
+    ]);
+    expect(shipped.updates.get("10.1/é")).toEqual([
+      { type: "retraction", source: "crossref", doi: "10.1/ñ", pmid: null, date },
+    ]);
+    expect(shipped.updates.get("10.1/z")).toBeUndefined();
+    shipped.updates.get("10.1/a")!.pop();
+    expect(shipped.updates.get("10.1/a")).toHaveLength(3);
+    expect([...shipped.retracted.keys()].sort()).toEqual(["10.1/c", "10.1/é"]);
   });
 });
 
