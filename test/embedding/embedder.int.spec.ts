@@ -1,7 +1,9 @@
 // The ONNX embedder with the real provisioned model: reference similarities, normalization, batching, retrieval on
 // SciFact; the int8 graph against the fp32 one; worker threads against the in-process session.
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -301,6 +303,12 @@ describe("worker threads", () => {
     const unused = await createOnnxEmbedder({ manifest, workers: 2 });
     await unused.close();
     await expect(unused.embedPassages(["text"])).rejects.toThrow(/closed/);
+  });
+});
+
+describe("onnxruntime's telemetry", () => {
+  it("is off: the sessions this file opened left no debug log of this process", () => {
+    expect(existsSync(join(tmpdir(), `mat-debug-${process.pid}.log`))).toBe(false);
   });
 });
 
