@@ -18,8 +18,6 @@ const ALLOWED_UNUSED = [
  * run belongs in test/support/ or bench/, not here. This list may only shrink: a new test-only export fails the test.
  */
 const TEST_ONLY: Record<string, string> = {
-  "activities/assisted.ts UNDELIVERED_REFUND_REFERENCE":
-    "the ledger reference of the refund, which the refund test finds the entry by",
   "activities/assisted.ts AssistedActivities": "the activities' interface a workflow test's stand-in implements",
   "projections/memoryTables.ts MemoryTables": "the type of memoryTables(), which the decider tests' given events fill",
   "src/app/config.ts toolPricesFrom":
@@ -39,8 +37,6 @@ const TEST_ONLY: Record<string, string> = {
     "the manifest reader the bench's cross-encoder reuses for its own model",
   "src/embedding/modelManifest.ts modelManifestSchema":
     "the manifest's schema, extended by the bench's cross-encoder manifest",
-  "src/embedding/modelManifest.ts EmbeddingModelNotProvisionedError":
-    "what a missing model throws: the embedder test asserts the class",
   "src/embedding/onnxEmbedder.ts EmbeddingPrecision": "the type of the fp32/int8 choice the embedding bench compares",
   "src/embedding/remoteEmbedder.ts nextConcurrency":
     "pure rule: the remote embedder's concurrency step, held by its unit test",
@@ -48,11 +44,6 @@ const TEST_ONLY: Record<string, string> = {
     "pure rule: how far a server's probe vectors disagree, held by its unit test",
   "src/embedding/remoteEmbedder.ts RemoteEmbedderOptions":
     "the factory's options, the seam the remote-embedder test drives it through",
-  "src/embedding/remoteEmbedder.ts EmbeddingServerUnavailableError":
-    "what an unreachable server throws: the test asserts the class",
-  "src/embedding/remoteEmbedder.ts PROBE_TEXTS": "the probe texts: the test's stand-in server answers them",
-  "src/embedding/remoteProtocol.ts EmbeddingResponseError":
-    "what a malformed server answer throws: the unit test asserts the class",
   "src/embedding/wordpieceTokenizer.ts createWordpieceTokenizer":
     "builds the tokenizer from a vocabulary: the unit test's fixture vocabulary goes in here",
   "src/embedding/wordpieceTokenizer.ts loadWordpieceTokenizer":
@@ -65,18 +56,13 @@ const TEST_ONLY: Record<string, string> = {
   "src/filters/doiReach.ts doiNotInCollectionWarnings":
     "pure rule: the warnings of DOIs a collection lacks, held by its int test",
   "src/filters/planner.ts loadMetricBounds": "reads the journal metrics' bounds: the planner test gives it a table",
-  "src/http/app.ts appRoutes": "the routes an app was built from: the OpenAPI tests compare the document with them",
-  "src/http/app.ts AppDeps": "createApp's dependencies, the seam route tests build an app through",
   "src/http/authentication.ts keyHeadersOf": "pure rule: the key headers a request presents, held by its unit test",
   "src/http/authentication.ts presentedKey": "pure rule: which key a request presents, held by its unit test",
   "src/http/canonicalPath.ts nonCanonicalReason": "pure rule: why a path is not canonical, held by its unit test",
   "src/http/jsonBody.ts nestsDeeperThan": "pure rule: a JSON body's depth limit, held by its unit test",
   "src/http/jsonBody.ts parseJsonBody": "pure rule: a request body's parsing, held by its unit test",
-  "src/http/openApiDocument.ts declaredOperations":
-    "the declared operations: the route-declaration test holds them to the document",
   "src/http/openApiDocument.ts DECLARED_ROUTES":
     "every declared route: the fuzz and route-declaration tests walk them all",
-  "src/http/routeDeclaration.ts routerOf": "a router from declarations: tests mount one feature's routes alone",
   "src/http/routes/healthRoutes.ts ReadinessCheck":
     "the readiness check's type, which the health test's stand-ins implement",
   "src/http/routes/healthRoutes.ts ReadinessDetails": "the readiness answer's type the health test reads",
@@ -139,21 +125,12 @@ const TEST_ONLY: Record<string, string> = {
     "pure rule: the embedded engine's facet table, held by its unit test",
   "src/retrieval/engines/embedded/workFacetTable.ts countWorkFacets":
     "pure rule: facet counts over that table, held by its unit test",
-  "src/retrieval/engines/opensearch/denseScoring.ts HNSW_EF_SEARCH":
-    "the dense query's ef_search, which its unit test asserts",
-  "src/retrieval/engines/opensearch/denseScoring.ts SMALL_INDEX_CHUNKS":
-    "the size under which an index is small, which the dense query test asserts",
-  "src/retrieval/engines/opensearch/denseScoring.ts SMALL_INDEX_EF_SEARCH":
-    "a small index's ef_search, which the dense query test asserts",
   "src/retrieval/engines/opensearch/facetAggregations.ts facetAggregationBody":
     "pure rule: OpenSearch's facet aggregation, held by its unit test",
   "src/retrieval/engines/opensearch/facetAggregations.ts facetCountsOf":
     "pure rule: facet counts from OpenSearch's answer, held by its unit test",
   "src/retrieval/engines/opensearch/facetAggregations.ts FacetAggregationResponse":
     "the type of OpenSearch's aggregation answer the unit test builds",
-  "src/retrieval/engines/opensearch/indexMapping.ts HNSW_M": "the index's HNSW m, which the scale bench reports",
-  "src/retrieval/engines/opensearch/indexMapping.ts HNSW_EF_CONSTRUCTION":
-    "the index's HNSW ef_construction, which the scale bench reports",
   "src/retrieval/engines/opensearch/keptRows.ts fetchFloor":
     "pure rule: how many rows a kept-rows fetch asks for, held by its unit test",
   "src/retrieval/engines/opensearch/keptRows.ts fetchSettles":

@@ -6,11 +6,7 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  EmbeddingModelNotProvisionedError,
-  loadModelManifest,
-  type ModelManifest,
-} from "../../src/embedding/modelManifest.js";
+import { loadModelManifest, type ModelManifest } from "../../src/embedding/modelManifest.js";
 import { verifyModelFiles } from "../support/modelFiles.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import { loadModelTokenizer } from "../../src/embedding/wordpieceTokenizer.js";
@@ -63,12 +59,10 @@ describe("provisioned model", () => {
   });
 
   it("reports a missing manifest as not provisioned, naming the fix", async () => {
-    await expect(loadModelManifest("/nonexistent/litsearch/model.json")).rejects.toThrow(
-      EmbeddingModelNotProvisionedError,
-    );
-    await expect(loadModelManifest("/nonexistent/litsearch/model.json")).rejects.toThrow(
-      /embedding model not provisioned: run npm run provision/,
-    );
+    await expect(loadModelManifest("/nonexistent/litsearch/model.json")).rejects.toMatchObject({
+      name: "EmbeddingModelNotProvisionedError",
+      message: expect.stringMatching(/^embedding model not provisioned: run npm run provision/),
+    });
   });
 });
 
