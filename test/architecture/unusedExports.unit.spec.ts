@@ -56,7 +56,6 @@ const TEST_ONLY: Record<string, string> = {
   "src/filters/doiReach.ts doiNotInCollectionWarnings":
     "pure rule: the warnings of DOIs a collection lacks, held by its int test",
   "src/filters/planner.ts loadMetricBounds": "reads the journal metrics' bounds: the planner test gives it a table",
-  "src/http/authentication.ts keyHeadersOf": "pure rule: the key headers a request presents, held by its unit test",
   "src/http/authentication.ts presentedKey": "pure rule: which key a request presents, held by its unit test",
   "src/http/canonicalPath.ts nonCanonicalReason": "pure rule: why a path is not canonical, held by its unit test",
   "src/http/jsonBody.ts nestsDeeperThan": "pure rule: a JSON body's depth limit, held by its unit test",
