@@ -26,17 +26,21 @@ const TEST_ONLY: Record<string, string> = {
   "src/app/config.ts llmReasonerConfigFrom":
     "pure rule: reads the LLM reasoner's settings; the int test builds one from its own env",
   "src/app/config.ts CONFIG_VARIABLES":
-    "the variables the service reads: the docs and deploy-manifest tests check every name against them, and no function that production calls returns the list",
+    "the variables the service reads: the docs and deploy-manifest tests check every name they mention against it",
   "src/app/scaledTopology.ts taskQueuePollers":
-    "reads a task queue's pollers from Temporal: the scaled-shape test and bench count workers with it, and production never asks",
+    "reads a task queue's pollers from Temporal: the scaled-shape test and bench count workers with it, and " +
+    "production never asks",
   "src/app/temporalWorker.ts workflowBundle":
-    "the once-per-process workflow bundle: test workers share it, since bundling again per worker costs seconds of webpack",
+    "the once-per-process workflow bundle: test workers share it, since bundling again per worker costs " +
+    "seconds of webpack",
   "src/domain/inventory.ts InventoryEntry":
     "the type of an inventory row, which the inventory test builds expectations of",
   "src/embedding/modelManifest.ts readModelManifest":
-    "the manifest reader the bench's cross-encoder reads its own model with: the production loader knows only the embedding models",
+    "the manifest reader the bench's cross-encoder reads its own model with: the production loader knows only " +
+    "the embedding models",
   "src/embedding/modelManifest.ts modelManifestSchema":
-    "the manifest's schema, extended by the bench's cross-encoder manifest: a bench model is not the service's to declare",
+    "the manifest's schema, extended by the bench's cross-encoder manifest: a bench model is not the service's " +
+    "to declare",
   "src/embedding/onnxEmbedder.ts EmbeddingPrecision": "the type of the fp32/int8 choice the embedding bench compares",
   "src/embedding/remoteEmbedder.ts nextConcurrency":
     "pure rule: the remote embedder's concurrency step, held by its unit test",
@@ -45,25 +49,30 @@ const TEST_ONLY: Record<string, string> = {
   "src/embedding/remoteEmbedder.ts RemoteEmbedderOptions":
     "the factory's options, the seam the remote-embedder test drives it through",
   "src/embedding/wordpieceTokenizer.ts createWordpieceTokenizer":
-    "builds the tokenizer from a vocabulary in memory: the unit tier's fixture vocabulary goes in here, with no model provisioned",
+    "builds the tokenizer from a vocabulary in memory: the unit tier's fixture vocabulary goes in here, with " +
+    "no model provisioned",
   "src/embedding/wordpieceTokenizer.ts loadWordpieceTokenizer":
-    "loads a vocabulary file by path: the unit test and the bench's cross-encoder read vocabularies that are not the service model's",
+    "loads a vocabulary file by path: the unit test and the bench's cross-encoder read vocabularies that are " +
+    "not the service model's",
   "src/eventstore/db.ts statementName": "pure rule: the prepared statement's name of a SQL text, held by its unit test",
   "src/eventstore/eventStore.ts eventHash":
-    "the hash chain's step: the billing bench seeds a large log in bulk (seedLog), a valid chain written without the store's append",
+    "the hash chain's step: the billing bench seeds a large log in bulk (seedLog), a valid chain written " +
+    "without the store's append",
   "src/eventstore/eventStore.ts GENESIS_HASH":
     "the hash chain's start: the billing bench seeds a chained log in bulk (see eventHash)",
   "src/filters/compileToPredicate.ts parseDatePeriod": "pure rule: a filter's date period, held by its unit test",
   "src/filters/doiReach.ts doiNotInCollectionWarnings":
     "pure rule: the warnings of DOIs a collection lacks, held by its int test",
   "src/filters/planner.ts loadMetricBounds":
-    "reads the metrics' bounds file: the planner test reads an absent one and a recomputed one, which loadFilterPlanner does not return",
+    "reads the metrics' bounds file: the planner test reads an absent one and a recomputed one, which " +
+    "loadFilterPlanner does not return",
   "src/http/authentication.ts presentedKey": "pure rule: which key a request presents, held by its unit test",
   "src/http/canonicalPath.ts nonCanonicalReason": "pure rule: why a path is not canonical, held by its unit test",
   "src/http/jsonBody.ts nestsDeeperThan": "pure rule: a JSON body's depth limit, held by its unit test",
   "src/http/jsonBody.ts parseJsonBody": "pure rule: a request body's parsing, held by its unit test",
   "src/http/openApiDocument.ts DECLARED_ROUTES":
-    "every declared route by group: the fuzz and route-declaration tests walk them with their koa paths, which the OpenAPI operations no longer carry",
+    "every declared route by group: the fuzz and route-declaration tests walk them with their koa paths, which " +
+    "the OpenAPI operations no longer carry",
   "src/http/routes/healthRoutes.ts ReadinessCheck":
     "the readiness check's type, which the health test's stand-ins implement",
   "src/http/routes/healthRoutes.ts ReadinessDetails": "the readiness answer's type the health test reads",
@@ -75,7 +84,8 @@ const TEST_ONLY: Record<string, string> = {
   "src/ingest/figures/demoFigures.ts quotedPercentages":
     "pure rule: percentages quoted in a text, checked against the demo figures",
   "src/ingest/indexInput.ts currentInput":
-    "whether an index holds its input: test/support/buildCollection.ts skips a built one; production asks only to decide a rebuild",
+    "whether an index holds its input: test/support/buildCollection.ts skips a built one; production asks only " +
+    "to decide a rebuild",
   "src/ingest/jatsReader.ts jatsSectionName": "pure rule: a JATS section's name, held by its unit test",
   "src/ingest/medlineReader.ts medlineNotices":
     "pure rule: a MEDLINE citation's integrity notices, held by its unit test",
@@ -92,7 +102,8 @@ const TEST_ONLY: Record<string, string> = {
   "src/ingest/shippedVectors.ts ShippedVectors": "the type of the shipped vectors file the int test reads back",
   "src/journals/bounds.ts computeBounds": "pure rule: a journal metric's bounds, held by the journal tests",
   "src/journals/build.ts buildJournalTable":
-    "builds the journal table in memory: the real-data test reads it; runBuildJournals, which production calls, writes it to a file",
+    "builds the journal table in memory: the real-data test reads it; runBuildJournals, which production " +
+    "calls, writes it to a file",
   "src/journals/build.ts mergeJournals": "pure rule: journals of several sources merged, held by its unit test",
   "src/journals/doaj.ts parseDoajCsv": "pure rule: the DOAJ CSV, held by its unit test",
   "src/journals/openAlexSources.ts journalFromOpenAlexSource":
@@ -168,7 +179,8 @@ const TEST_ONLY: Record<string, string> = {
   "src/usecases/search/previewIdempotency.ts idempotencyBodyHash":
     "pure rule: a preview request's idempotency hash; the billing test replays a body",
   "src/usecases/search/queryCache.ts queryRecordPart":
-    "a query record as a charge writes it: the charge-batch int test writes one beside each charge, as a search does, without running searches",
+    "a query record as a charge writes it: the charge-batch int test writes one beside each charge, as a " +
+    "search does, without running searches",
   "src/usecases/search/queryCache.ts deflatePayload":
     "the stored payload's compression: the charge-batch int test writes the record's payload (see queryRecordPart)",
   "src/usecases/tools/shippedTools.ts pricedRegistry": "pure rule: tools at their prices, held by its unit test",
