@@ -98,6 +98,6 @@ export function createAssistedActivities(deps: AssistedActivityDeps): AssistedAc
 }
 
 /** The reference of the refund of an assisted answer nobody received, as the ledger shows it. */
-export const UNDELIVERED_REFUND_REFERENCE = "assisted answer not delivered: charge refunded";
+const UNDELIVERED_REFUND_REFERENCE = "assisted answer not delivered: charge refunded";
 
 export type { AssistedActivities };

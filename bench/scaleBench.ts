@@ -16,7 +16,7 @@ import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearc
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { dotProduct } from "../src/retrieval/fusion.js";
 import { efSearchFor } from "../src/retrieval/engines/opensearch/denseScoring.js";
-import { HNSW_EF_CONSTRUCTION, HNSW_M } from "../src/retrieval/engines/opensearch/indexMapping.js";
+import { chunkIndexBody, FIELD } from "../src/retrieval/engines/opensearch/indexMapping.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
 import type { ChunkRecord, RetrievalMode, SearchEngine, VectorSearchMode } from "../src/retrieval/port.js";
 import { benchConfig, loadScifactJudgements, openScifactIndex, scifactChunkIds } from "./scifactBench.js";
@@ -769,7 +769,7 @@ export async function runOpenSearch(
       source: source.name,
       hnsw:
         knn === "lucene-hnsw"
-          ? { m: HNSW_M, efConstruction: HNSW_EF_CONSTRUCTION, efSearch: options.efSearch ?? efSearchFor(stats.chunks) }
+          ? { ...hnswBuildParameters(), efSearch: options.efSearch ?? efSearchFor(stats.chunks) }
           : null,
     };
   } finally {
@@ -781,4 +781,13 @@ export async function runOpenSearch(
     await node?.stop();
     if (!options.keep) rmSync(home, { recursive: true, force: true });
   }
+}
+
+/** The HNSW graph's build parameters, read from the body the engine creates a k-NN chunk index with. */
+function hnswBuildParameters(): { m: number; efConstruction: number } {
+  const body = chunkIndexBody(384, "knn") as {
+    mappings: { properties: Record<string, { method: { parameters: { m: number; ef_construction: number } } }> };
+  };
+  const { m, ef_construction } = body.mappings.properties[FIELD.vectorKnn]!.method.parameters;
+  return { m, efConstruction: ef_construction };
 }

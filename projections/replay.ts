@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { Db, Queryable } from "../src/eventstore/db.js";
 import { readAllForReplay, canonicalJson } from "../src/eventstore/eventStore.js";
 import { project } from "./project.js";
-import { memoryReader, memoryTables, pkOf } from "./memoryTables.js";
+import { memoryReader, memoryTables, putRow } from "./memoryTables.js";
 import type { ProjectableEvent } from "../src/domain/events.js";
 import { selectList } from "./sqlProjection.js";
 import {
@@ -138,7 +138,7 @@ async function rebuild(db: Db): Promise<ReplayReport> {
       for (const change of project(db.projectors, e, reader)) {
         const buffered = pending.get(change.table);
         if (buffered) buffered.push(change.row);
-        else (mem[change.table] as Map<string, object>).set(pkOf(change.table, change.row), change.row);
+        else putRow(mem, tables[change.table], change.row);
       }
       lastPosition = e.position;
       events += 1;

@@ -6,6 +6,7 @@ import type { StoredEvent } from "../src/domain/events.js";
 import { project, type Change, type FeatureProjection, type ProjectionReader } from "./project.js";
 import {
   columnsOf,
+  rowKey,
   type ProjectionTable,
   type ProjectionTables,
   type RowOf,
@@ -80,8 +81,7 @@ function rowParams(spec: TableSpec, row: object): unknown[] {
   });
 }
 
-const pkOf = (spec: TableSpec, row: object) =>
-  `${spec.name}\u0000${spec.primaryKey.map((c) => String((row as Record<string, unknown>)[c])).join("\u0000")}`;
+const pkOf = (spec: TableSpec, row: object) => `${spec.name}\u0000${rowKey(spec, row)}`;
 
 /** The rows an event's projection may read, fetched in one round trip before projecting. */
 export interface PrefetchKeys {

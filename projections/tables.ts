@@ -34,6 +34,16 @@ export const tableList = (tables: ProjectionTables): TableSpec[] => Object.value
 
 export const columnsOf = (spec: TableSpec): string[] => Object.keys(spec.columns);
 
+/** A row's primary-key values in the spec's order, joined by NUL: its key among the table's rows. */
+export function rowKey(spec: TableSpec, row: object): string {
+  const r = row as Record<string, unknown>;
+  const columns = spec.primaryKey;
+  // indexed, no array per call: replay keys every row it folds
+  let key = String(r[columns[0]!]);
+  for (let i = 1; i < columns.length; i++) key += `\u0000${String(r[columns[i]!])}`;
+  return key;
+}
+
 export function projectionDdl(tables: ProjectionTables, p: TablePrefix): string {
   return `\n${tableList(tables)
     .map((t) => t.ddl(p))

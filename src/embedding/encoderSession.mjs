@@ -3,6 +3,13 @@
 // src/eventstore/pgliteThread.worker.mjs; onnxEmbedder.ts runs the same code in-process. Types: encoderSession.d.mts.
 import * as ort from "onnxruntime-node";
 
+// onnxruntime-node 1.30 starts Microsoft's telemetry with each process's first session: it writes an empty
+// mat-debug-<pid>.log in the temporary folder (TMPDIR, else /tmp) and a database under ~/.cache/Microsoft, and nothing
+// removes them. The variable is read from the process's environment when the first session opens; a worker thread's
+// process.env is its own copy, so the main thread sets it, here and in startInferenceWorker
+// (src/infra/inferenceWorker.ts). An operator's own value is kept.
+process.env.ORT_DISABLE_TELEMETRY ??= "1";
+
 /**
  * Session options for this encoder on CPU. SkipLayerNormFusion is turned off: on the int8 graph it replaces
  * Add + LayerNormalization with a SkipLayerNormalization kernel that was slower than the two it replaces (measured

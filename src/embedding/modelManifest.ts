@@ -29,7 +29,7 @@ export const modelManifestSchema = z.object({
 
 export type ModelManifest = z.infer<typeof modelManifestSchema>;
 
-export class EmbeddingModelNotProvisionedError extends Error {
+class EmbeddingModelNotProvisionedError extends Error {
   constructor(detail: string) {
     super(`embedding model not provisioned: run npm run provision (${detail})`);
     this.name = "EmbeddingModelNotProvisionedError";

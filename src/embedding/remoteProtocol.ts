@@ -5,7 +5,7 @@ export const EMBEDDING_PROTOCOLS = ["openai", "tei"] as const;
 export type EmbeddingProtocol = (typeof EMBEDDING_PROTOCOLS)[number];
 
 /** The server's answer could not be read as one vector per text. */
-export class EmbeddingResponseError extends Error {
+class EmbeddingResponseError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "EmbeddingResponseError";

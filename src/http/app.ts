@@ -16,8 +16,8 @@ import { declaredGroup, type AccessChecks } from "./routeDeclaration.js";
 import { MCP_ROUTES, type McpRouteDeps } from "./routes/mcpRoutes.js";
 import { HEALTH_ROUTES, type HealthRouteDeps } from "./routes/healthRoutes.js";
 import { DOCS_ROUTES, docsRouteDeps } from "./routes/docsRoutes.js";
-import { buildOpenApiDocument } from "./openApiDocument.js";
-import { routedOperations, type RoutedOperation } from "./openapi/routedOperations.js";
+import { buildOpenApiDocument, declaredOperations } from "./openApiDocument.js";
+import { routeMismatches, routedOperations } from "./openapi/routedOperations.js";
 import type { Authenticate } from "../usecases/auth/authenticate.js";
 import type { Operations } from "../usecases/operator/operations.js";
 import { routeGroups, type RouteGroup } from "./routeGroups.js";
@@ -38,7 +38,7 @@ import type { ConsoleData } from "../usecases/dashboard/consoleData.js";
 import type { Playground } from "../usecases/playground/playground.js";
 import type { DashboardSettings } from "./dashboardAccess.js";
 
-export interface AppDeps
+interface AppDeps
   extends
     SearchRouteDeps,
     ToolRouteDeps,
@@ -83,16 +83,6 @@ const DEFAULT_DASHBOARD_SETTINGS: DashboardSettings = {
 };
 
 const MINUTE_MS = 60_000;
-
-const routesOfApp = new WeakMap<Koa, readonly RoutedOperation[]>();
-
-/**
- * Every (method, path) the app's route groups serve, in OpenAPI spelling: the OpenAPI document must cover exactly
- * these.
- */
-export function appRoutes(app: Koa): readonly RoutedOperation[] {
-  return routesOfApp.get(app) ?? [];
-}
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
@@ -160,7 +150,9 @@ export function createApp(deps: AppDeps): Koa {
     declaredGroup(MCP_ROUTES, deps, declared),
   ];
   const groups = routeGroups(mounted);
-  routesOfApp.set(app, routedOperations(mounted.map((g) => g.router)));
+  const mismatches = routeMismatches(routedOperations(mounted.map((g) => g.router)), declaredOperations());
+  if (mismatches.length > 0)
+    throw new Error(`the app's routes and their declarations differ: ${mismatches.join("; ")}`);
 
   app.use(securityHeaders());
   app.use(requestIdentity(deps.log));

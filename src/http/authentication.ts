@@ -13,7 +13,7 @@ import { clientAddress, refuseTooManyRequests, type IpLimiter } from "./ipLimite
  */
 type KeyHeaders = { authorization: string[]; apiKey: string[] };
 
-export function keyHeadersOf(rawHeaders: readonly string[]): KeyHeaders {
+function keyHeadersOf(rawHeaders: readonly string[]): KeyHeaders {
   const found: KeyHeaders = { authorization: [], apiKey: [] };
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!.toLowerCase();
@@ -24,7 +24,7 @@ export function keyHeadersOf(rawHeaders: readonly string[]): KeyHeaders {
 }
 
 /**
- * The API key a request presents, from every Authorization and X-API-Key header it carries:
+ * The API key a request presents, from every Authorization and X-API-Key header in its raw headers (name, value, …):
  * - `Authorization: Bearer <key>`: the scheme in any case (RFC 9110), any spaces or tabs around and between;
  * - `X-API-Key: <key>`, surrounding whitespace ignored;
  * - `Authorization: <key>` with no scheme (a single token): read as the key, malformed unless it is one;
@@ -32,7 +32,8 @@ export function keyHeadersOf(rawHeaders: readonly string[]): KeyHeaders {
  * The same key more than once is that key; two different keys are a conflict (`conflict` names where they came
  * from, never the keys), refused before anything is read or charged.
  */
-export function presentedKey(headers: KeyHeaders): { key?: string; otherScheme?: string; conflict?: string } {
+export function presentedKey(rawHeaders: readonly string[]): { key?: string; otherScheme?: string; conflict?: string } {
+  const headers = keyHeadersOf(rawHeaders);
   const keys: { key: string; from: string }[] = [];
   let otherScheme: string | undefined;
   for (const value of headers.authorization) {
@@ -63,7 +64,7 @@ export function presentedKey(headers: KeyHeaders): { key?: string; otherScheme?:
 
 export function apiKeyAuthentication(authenticate: Authenticate) {
   return async (ctx: Context, next: Next) => {
-    const presented = presentedKey(keyHeadersOf(ctx.req.rawHeaders));
+    const presented = presentedKey(ctx.req.rawHeaders);
     if (presented.conflict) throw new ApiError(401, "INVALID_API_KEY", presented.conflict);
     // an Authorization of another scheme alone is read as before: as the key, malformed unless it is one
     const key = presented.key ?? presented.otherScheme;

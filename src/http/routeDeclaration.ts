@@ -34,7 +34,7 @@ export function operationOf<Deps>({ handler: _handler, ...route }: RouteDeclarat
  * A router serving the declared routes in the order they are declared (the order decides which path matches first);
  * `use` runs before the handler of each route it matches (a page shell, a CSRF check).
  */
-export function routerOf<Deps>(
+function routerOf<Deps>(
   routes: readonly RouteDeclaration<Deps>[],
   deps: Deps,
   use: readonly Middleware[] = [],

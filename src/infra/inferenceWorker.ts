@@ -23,6 +23,9 @@ interface InferenceWorker {
  * load the model: ..."). An idle worker does not keep the process alive.
  */
 export function startInferenceWorker(script: URL, workerData: unknown, label: string): Promise<InferenceWorker> {
+  // onnxruntime's telemetry reads this from the process's environment, which only the main thread can set: see
+  // src/embedding/encoderSession.mjs
+  process.env.ORT_DISABLE_TELEMETRY ??= "1";
   const worker = new Worker(script, { workerData });
   worker.unref();
   const pending = new Map<number, { resolve: (reply: WorkerReply) => void; reject: (error: Error) => void }>();

@@ -18,8 +18,6 @@ const ALLOWED_UNUSED = [
  * run belongs in test/support/ or bench/, not here. This list may only shrink: a new test-only export fails the test.
  */
 const TEST_ONLY: Record<string, string> = {
-  "activities/assisted.ts UNDELIVERED_REFUND_REFERENCE":
-    "the ledger reference of the refund, which the refund test finds the entry by",
   "activities/assisted.ts AssistedActivities": "the activities' interface a workflow test's stand-in implements",
   "projections/memoryTables.ts MemoryTables": "the type of memoryTables(), which the decider tests' given events fill",
   "src/app/config.ts toolPricesFrom":
@@ -28,19 +26,21 @@ const TEST_ONLY: Record<string, string> = {
   "src/app/config.ts llmReasonerConfigFrom":
     "pure rule: reads the LLM reasoner's settings; the int test builds one from its own env",
   "src/app/config.ts CONFIG_VARIABLES":
-    "the variables the service reads: tests hold the docs and deploy manifests to them",
+    "the variables the service reads: the docs and deploy-manifest tests check every name they mention against it",
   "src/app/scaledTopology.ts taskQueuePollers":
-    "reads the task queue's pollers from Temporal: the scaled-shape test and bench count workers",
+    "reads a task queue's pollers from Temporal: the scaled-shape test and bench count workers with it, and " +
+    "production never asks",
   "src/app/temporalWorker.ts workflowBundle":
-    "the worker's once-per-process workflow bundle, shared by test workers (webpack is slow)",
+    "the once-per-process workflow bundle: test workers share it, since bundling again per worker costs " +
+    "seconds of webpack",
   "src/domain/inventory.ts InventoryEntry":
     "the type of an inventory row, which the inventory test builds expectations of",
   "src/embedding/modelManifest.ts readModelManifest":
-    "the manifest reader the bench's cross-encoder reuses for its own model",
+    "the manifest reader the bench's cross-encoder reads its own model with: the production loader knows only " +
+    "the embedding models",
   "src/embedding/modelManifest.ts modelManifestSchema":
-    "the manifest's schema, extended by the bench's cross-encoder manifest",
-  "src/embedding/modelManifest.ts EmbeddingModelNotProvisionedError":
-    "what a missing model throws: the embedder test asserts the class",
+    "the manifest's schema, extended by the bench's cross-encoder manifest: a bench model is not the service's " +
+    "to declare",
   "src/embedding/onnxEmbedder.ts EmbeddingPrecision": "the type of the fp32/int8 choice the embedding bench compares",
   "src/embedding/remoteEmbedder.ts nextConcurrency":
     "pure rule: the remote embedder's concurrency step, held by its unit test",
@@ -48,35 +48,31 @@ const TEST_ONLY: Record<string, string> = {
     "pure rule: how far a server's probe vectors disagree, held by its unit test",
   "src/embedding/remoteEmbedder.ts RemoteEmbedderOptions":
     "the factory's options, the seam the remote-embedder test drives it through",
-  "src/embedding/remoteEmbedder.ts EmbeddingServerUnavailableError":
-    "what an unreachable server throws: the test asserts the class",
-  "src/embedding/remoteEmbedder.ts PROBE_TEXTS": "the probe texts: the test's stand-in server answers them",
-  "src/embedding/remoteProtocol.ts EmbeddingResponseError":
-    "what a malformed server answer throws: the unit test asserts the class",
   "src/embedding/wordpieceTokenizer.ts createWordpieceTokenizer":
-    "builds the tokenizer from a vocabulary: the unit test's fixture vocabulary goes in here",
+    "builds the tokenizer from a vocabulary in memory: the unit tier's fixture vocabulary goes in here, with " +
+    "no model provisioned",
   "src/embedding/wordpieceTokenizer.ts loadWordpieceTokenizer":
-    "loads a vocabulary file: the unit test and the bench's cross-encoder read one",
+    "loads a vocabulary file by path: the unit test and the bench's cross-encoder read vocabularies that are " +
+    "not the service model's",
   "src/eventstore/db.ts statementName": "pure rule: the prepared statement's name of a SQL text, held by its unit test",
-  "src/eventstore/eventStore.ts eventHash": "the hash chain's step: the billing bench writes a chained log directly",
+  "src/eventstore/eventStore.ts eventHash":
+    "the hash chain's step: the billing bench seeds a large log in bulk (seedLog), a valid chain written " +
+    "without the store's append",
   "src/eventstore/eventStore.ts GENESIS_HASH":
-    "the hash chain's start: the billing bench writes a chained log directly",
+    "the hash chain's start: the billing bench seeds a chained log in bulk (see eventHash)",
   "src/filters/compileToPredicate.ts parseDatePeriod": "pure rule: a filter's date period, held by its unit test",
   "src/filters/doiReach.ts doiNotInCollectionWarnings":
     "pure rule: the warnings of DOIs a collection lacks, held by its int test",
-  "src/filters/planner.ts loadMetricBounds": "reads the journal metrics' bounds: the planner test gives it a table",
-  "src/http/app.ts appRoutes": "the routes an app was built from: the OpenAPI tests compare the document with them",
-  "src/http/app.ts AppDeps": "createApp's dependencies, the seam route tests build an app through",
-  "src/http/authentication.ts keyHeadersOf": "pure rule: the key headers a request presents, held by its unit test",
+  "src/filters/planner.ts loadMetricBounds":
+    "reads the metrics' bounds file: the planner test reads an absent one and a recomputed one, which " +
+    "loadFilterPlanner does not return",
   "src/http/authentication.ts presentedKey": "pure rule: which key a request presents, held by its unit test",
   "src/http/canonicalPath.ts nonCanonicalReason": "pure rule: why a path is not canonical, held by its unit test",
   "src/http/jsonBody.ts nestsDeeperThan": "pure rule: a JSON body's depth limit, held by its unit test",
   "src/http/jsonBody.ts parseJsonBody": "pure rule: a request body's parsing, held by its unit test",
-  "src/http/openApiDocument.ts declaredOperations":
-    "the declared operations: the route-declaration test holds them to the document",
   "src/http/openApiDocument.ts DECLARED_ROUTES":
-    "every declared route: the fuzz and route-declaration tests walk them all",
-  "src/http/routeDeclaration.ts routerOf": "a router from declarations: tests mount one feature's routes alone",
+    "every declared route by group: the fuzz and route-declaration tests walk them with their koa paths, which " +
+    "the OpenAPI operations no longer carry",
   "src/http/routes/healthRoutes.ts ReadinessCheck":
     "the readiness check's type, which the health test's stand-ins implement",
   "src/http/routes/healthRoutes.ts ReadinessDetails": "the readiness answer's type the health test reads",
@@ -84,11 +80,12 @@ const TEST_ONLY: Record<string, string> = {
     "the type startOpenSearchNode returns, which benches and the cluster helper hold",
   "src/infra/postgresServer.ts PostgresServer": "the type startPostgresServer returns, which benches hold",
   "src/ingest/chunk.ts DEFAULT_MIN_STANDALONE_WORDS":
-    "the chunker's default the assisted bench reports with its chunks",
+    "the chunker's default, which the assisted bench's short-row threshold follows: no function returns it",
   "src/ingest/figures/demoFigures.ts quotedPercentages":
     "pure rule: percentages quoted in a text, checked against the demo figures",
   "src/ingest/indexInput.ts currentInput":
-    "whether an index holds its input: test/support/buildCollection.ts skips a built one",
+    "whether an index holds its input: test/support/buildCollection.ts skips a built one; production asks only " +
+    "to decide a rebuild",
   "src/ingest/jatsReader.ts jatsSectionName": "pure rule: a JATS section's name, held by its unit test",
   "src/ingest/medlineReader.ts medlineNotices":
     "pure rule: a MEDLINE citation's integrity notices, held by its unit test",
@@ -104,7 +101,9 @@ const TEST_ONLY: Record<string, string> = {
   "src/ingest/retractionsInForce.ts sourceOfFiles": "pure rule: who recorded a load's notices, held by its unit test",
   "src/ingest/shippedVectors.ts ShippedVectors": "the type of the shipped vectors file the int test reads back",
   "src/journals/bounds.ts computeBounds": "pure rule: a journal metric's bounds, held by the journal tests",
-  "src/journals/build.ts buildJournalTable": "builds the journal table from its sources: the real-data test runs it",
+  "src/journals/build.ts buildJournalTable":
+    "builds the journal table in memory: the real-data test reads it; runBuildJournals, which production " +
+    "calls, writes it to a file",
   "src/journals/build.ts mergeJournals": "pure rule: journals of several sources merged, held by its unit test",
   "src/journals/doaj.ts parseDoajCsv": "pure rule: the DOAJ CSV, held by its unit test",
   "src/journals/openAlexSources.ts journalFromOpenAlexSource":
@@ -113,17 +112,21 @@ const TEST_ONLY: Record<string, string> = {
   "src/journals/worksMetrics.ts i10Index": "pure rule: a journal's i10-index, held by its unit tests",
   "src/reasoner/builtin/builtinReasoner.ts planByRules":
     "pure rule: the built-in reasoner's plan, held by its unit test and rerun by the calibration benches",
-  "src/reasoner/builtin/judge.ts prepareJudgement": "the judge's own stage the calibration benches rerun",
-  "src/reasoner/builtin/judge.ts probabilityOfOwn": "the judge's own stage the calibration benches rerun",
+  "src/reasoner/builtin/judge.ts prepareJudgement":
+    "the judge's own stage, which the calibration benches rerun one stage at a time to fit it",
+  "src/reasoner/builtin/judge.ts probabilityOfOwn":
+    "the judge's own stage, which the calibration benches rerun one stage at a time to fit it",
   "src/reasoner/builtin/judge.ts judgeForm": "pure rule: how the judge reads a request, held by its unit test",
   "src/reasoner/builtin/judge.ts requestKind": "pure rule: what a request asks of a row, held by its unit test",
   "src/reasoner/builtin/judge.ts isClaimToCheck":
     "pure rule: whether a request is a claim to check, held by its unit test",
-  "src/reasoner/builtin/judge.ts callEvidence": "the judge's own stage the calibration benches rerun",
+  "src/reasoner/builtin/judge.ts callEvidence":
+    "the judge's own stage, which the calibration benches rerun one stage at a time to fit it",
   "src/reasoner/builtin/judge.ts JudgeRule": "the judge's rule type the calibration benches fit",
   "src/reasoner/builtin/judge.ts JudgeForm": "the type of judgeForm's answer the calibration benches key by",
-  "src/reasoner/builtin/judge.ts DEFAULT_JUDGE_MODEL": "the shipped judge the calibration benches start from",
-  "src/reasoner/builtin/judge.ts chunkPassage": "the judge's passage of a chunk, which the calibration bench reads",
+  "src/reasoner/builtin/judge.ts DEFAULT_JUDGE_MODEL": "the shipped judge the calibration benches start their fit from",
+  "src/reasoner/builtin/judge.ts chunkPassage":
+    "the judge's passage of a chunk: the calibration bench must read passages exactly as the judge does",
   "src/reasoner/builtin/judge.ts FittedJudge": "the fitted judge's type the calibration benches write",
   "src/reasoner/builtin/qualifiers.ts queryQualifiers": "pure rule: a query's qualifiers, held by its unit test",
   "src/reasoner/builtin/understanding.ts nounPhrases": "pure rule: a query's noun phrases, held by its unit test",
@@ -133,27 +136,18 @@ const TEST_ONLY: Record<string, string> = {
   "src/reasoner/builtin/verdictScale.ts scaleInputs":
     "pure rule: the verdict scale's inputs, held by its unit test and fitted by a bench",
   "src/reasoner/builtin/verdictScale.ts SCALE_INPUTS":
-    "the verdict scale's input names, which its unit test and bench fit",
+    "the verdict scale's input names, which its unit test and the fitting bench must use in the scale's order",
   "src/reasoner/builtin/verdictScale.ts ScaleModel": "the verdict scale's type, which its unit test and bench build",
   "src/retrieval/engines/embedded/workFacetTable.ts buildWorkFacetTable":
     "pure rule: the embedded engine's facet table, held by its unit test",
   "src/retrieval/engines/embedded/workFacetTable.ts countWorkFacets":
     "pure rule: facet counts over that table, held by its unit test",
-  "src/retrieval/engines/opensearch/denseScoring.ts HNSW_EF_SEARCH":
-    "the dense query's ef_search, which its unit test asserts",
-  "src/retrieval/engines/opensearch/denseScoring.ts SMALL_INDEX_CHUNKS":
-    "the size under which an index is small, which the dense query test asserts",
-  "src/retrieval/engines/opensearch/denseScoring.ts SMALL_INDEX_EF_SEARCH":
-    "a small index's ef_search, which the dense query test asserts",
   "src/retrieval/engines/opensearch/facetAggregations.ts facetAggregationBody":
     "pure rule: OpenSearch's facet aggregation, held by its unit test",
   "src/retrieval/engines/opensearch/facetAggregations.ts facetCountsOf":
     "pure rule: facet counts from OpenSearch's answer, held by its unit test",
   "src/retrieval/engines/opensearch/facetAggregations.ts FacetAggregationResponse":
     "the type of OpenSearch's aggregation answer the unit test builds",
-  "src/retrieval/engines/opensearch/indexMapping.ts HNSW_M": "the index's HNSW m, which the scale bench reports",
-  "src/retrieval/engines/opensearch/indexMapping.ts HNSW_EF_CONSTRUCTION":
-    "the index's HNSW ef_construction, which the scale bench reports",
   "src/retrieval/engines/opensearch/keptRows.ts fetchFloor":
     "pure rule: how many rows a kept-rows fetch asks for, held by its unit test",
   "src/retrieval/engines/opensearch/keptRows.ts fetchSettles":
@@ -170,24 +164,25 @@ const TEST_ONLY: Record<string, string> = {
     "pure rule: what a collection's vectors say in the operator's list, held by its unit test",
   "src/usecases/dashboard/usageReport.ts foldUsage": "pure rule: the usage report's fold, held by its unit test",
   "src/usecases/dashboard/usageReport.ts dailyUsageOfProjections":
-    "the usage report's days from the projections, held by its unit test",
+    "the usage report's days from projection rows: its unit test gives it rows without the projections' store",
   "src/usecases/dashboard/usageReport.ts DatedCharge":
     "the type of a charge the usage fold reads, which its unit test builds",
   "src/usecases/figures/figureImages.ts planFigureImages":
     "pure rule: which figure images to render, held by its unit test",
   "src/usecases/figures/figureImages.ts renderPlannedImages":
-    "renders the planned images: the unit test gives it a stand-in renderer",
+    "renders planned images: the unit test gives it a stand-in renderer and a plan of its own",
   "src/usecases/operator/reconciliation.ts foldOrganizationEvents":
     "pure rule: an organization's events folded for reconciliation, held by its unit test",
   "src/usecases/search/paging.ts ListIdentity": "the type of a list's identity the cursor test builds",
   "src/usecases/search/pipeline.ts MAX_DOCUMENT_DEPTH":
-    "the pipeline's document depth, which the quality bench reports",
+    "the pipeline's document depth: the quality bench deepens its own search to the same limit",
   "src/usecases/search/previewIdempotency.ts idempotencyBodyHash":
     "pure rule: a preview request's idempotency hash; the billing test replays a body",
   "src/usecases/search/queryCache.ts queryRecordPart":
-    "a cached query's stored part: the int test writes an expired one directly",
+    "a query record as a charge writes it: the charge-batch int test writes one beside each charge, as a " +
+    "search does, without running searches",
   "src/usecases/search/queryCache.ts deflatePayload":
-    "the cache's compression: the int test writes a stored payload directly",
+    "the stored payload's compression: the charge-batch int test writes the record's payload (see queryRecordPart)",
   "src/usecases/tools/shippedTools.ts pricedRegistry": "pure rule: tools at their prices, held by its unit test",
   "src/usecases/webhooks/urlGuard.ts classifyAddress": "pure rule: a webhook address's class, held by its unit test",
   "src/usecases/works/workFacets.ts worksIntegrity": "pure rule: the integrity facet of works, held by its unit test",

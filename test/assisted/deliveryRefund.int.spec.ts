@@ -4,7 +4,6 @@
 // delivered one, a re-fetched one, keeps its charge; a clarification answered is not a delivery.
 import { describe, expect, it } from "vitest";
 import { useAssistedTimeSkipping } from "../support/assistedTimeSkipping.js";
-import { UNDELIVERED_REFUND_REFERENCE } from "../../activities/assisted.js";
 import { assistedWorkflowId } from "../../src/usecases/assisted/assistedContext.js";
 import { deliveredUpdate, type AssistedOutcome } from "../../workflows/assistedTypes.js";
 import { Rejection } from "../../src/domain/rejection.js";
@@ -62,7 +61,7 @@ describe("an assisted answer that never reached its caller", () => {
     const outcome = await pastTheWait(answer.queryId);
     expect(outcome.status === "results" && outcome.delivery).toBe("refunded");
     const refunds = await refundsOf(answer.queryId);
-    expect(refunds).toEqual([{ amount: cost.toString(), reference: UNDELIVERED_REFUND_REFERENCE }]);
+    expect(refunds).toEqual([{ amount: cost.toString(), reference: "assisted answer not delivered: charge refunded" }]);
     expect(await balanceOf(orgId)).toBe(10_000_000n);
     expect(await ledgerOf(orgId, answer.queryId)).toEqual([
       { type: "charge", amount: (-cost).toString() },

@@ -1,7 +1,6 @@
 // The catalogue's rules, given the events so far, when a command, then the events (or the refusal): defining,
 // changing and retiring collections and meta-collections.
 import { describe, expect, it } from "vitest";
-import Router from "@koa/router";
 import {
   decideCatalogue,
   emptyCatalogue,
@@ -11,7 +10,6 @@ import {
 } from "../../src/domain/catalogueStream.js";
 import type { CollectionDefinition, DomainEvent } from "../../src/domain/events.js";
 import { SEARCH_ROUTES } from "../../src/http/routes/searchRoutes.js";
-import { routerOf } from "../../src/http/routeDeclaration.js";
 import { deciderSpec } from "../support/deciderSpec.js";
 
 const plain = (name: string, extra: Partial<CollectionDefinition> = {}): CollectionDefinition => ({
@@ -81,16 +79,11 @@ describe("the catalogue decider", () => {
   });
 
   it("reserves every fixed route of the search API", () => {
-    const router: Router = routerOf(SEARCH_ROUTES, {} as never);
+    // the paths the search API's router is built from
     const fixed = new Set(
-      router.stack
-        .map(
-          (layer) =>
-            String(layer.path)
-              .replace(/^\/api\/v1\/search\/?/, "")
-              .split("/")[0]!,
-        )
-        .filter((segment) => segment !== "" && !segment.startsWith(":")),
+      SEARCH_ROUTES.map((route) => route.path.replace(/^\/api\/v1\/search\/?/, "").split("/")[0]!).filter(
+        (segment) => segment !== "" && !segment.startsWith(":"),
+      ),
     );
     expect(fixed).toContain("query");
     for (const segment of fixed) {

@@ -15,7 +15,7 @@ import {
 import { usageCsv, usagePage } from "../../src/http/dashboard/usagePage.js";
 import type { Viewer } from "../../src/http/dashboard/layout.js";
 import { project } from "../../projections/project.js";
-import { memoryReader, memoryTables, pkOf } from "../../projections/memoryTables.js";
+import { memoryReader, memoryTables, putRow } from "../../projections/memoryTables.js";
 import type { ProjectableEvent } from "../../src/domain/events.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
 
@@ -136,7 +136,7 @@ describe("usage per day, key and collection", () => {
     [created, ...EVENTS].forEach((e, i) => {
       const event = { ...e, position: i + 1, streamVersion: i + 1 } as unknown as ProjectableEvent;
       for (const c of project(FEATURE_PROJECTORS, event, memoryReader(tables)))
-        (tables[c.table] as Map<string, object>).set(pkOf(c.table, c.row), c.row);
+        putRow(tables, FEATURE_PROJECTORS.tables[c.table], c.row);
     });
     const daySpend = new Map(
       [...tables.usage.values()]

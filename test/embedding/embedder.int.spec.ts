@@ -1,14 +1,12 @@
 // The ONNX embedder with the real provisioned model: reference similarities, normalization, batching, retrieval on
 // SciFact; the int8 graph against the fp32 one; worker threads against the in-process session.
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  EmbeddingModelNotProvisionedError,
-  loadModelManifest,
-  type ModelManifest,
-} from "../../src/embedding/modelManifest.js";
+import { loadModelManifest, type ModelManifest } from "../../src/embedding/modelManifest.js";
 import { verifyModelFiles } from "../support/modelFiles.js";
 import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxEmbedder.js";
 import { loadModelTokenizer } from "../../src/embedding/wordpieceTokenizer.js";
@@ -61,12 +59,10 @@ describe("provisioned model", () => {
   });
 
   it("reports a missing manifest as not provisioned, naming the fix", async () => {
-    await expect(loadModelManifest("/nonexistent/litsearch/model.json")).rejects.toThrow(
-      EmbeddingModelNotProvisionedError,
-    );
-    await expect(loadModelManifest("/nonexistent/litsearch/model.json")).rejects.toThrow(
-      /embedding model not provisioned: run npm run provision/,
-    );
+    await expect(loadModelManifest("/nonexistent/litsearch/model.json")).rejects.toMatchObject({
+      name: "EmbeddingModelNotProvisionedError",
+      message: expect.stringMatching(/^embedding model not provisioned: run npm run provision/),
+    });
   });
 });
 
@@ -301,6 +297,12 @@ describe("worker threads", () => {
     const unused = await createOnnxEmbedder({ manifest, workers: 2 });
     await unused.close();
     await expect(unused.embedPassages(["text"])).rejects.toThrow(/closed/);
+  });
+});
+
+describe("onnxruntime's telemetry", () => {
+  it("is off: the sessions this file opened left no debug log of this process", () => {
+    expect(existsSync(join(tmpdir(), `mat-debug-${process.pid}.log`))).toBe(false);
   });
 });
 

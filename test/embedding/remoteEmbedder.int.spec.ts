@@ -11,8 +11,6 @@ import { createOnnxEmbedder, type OnnxEmbedder } from "../../src/embedding/onnxE
 import {
   createRemoteEmbedder,
   EmbeddingServerMismatchError,
-  EmbeddingServerUnavailableError,
-  PROBE_TEXTS,
   type RemoteEmbedderOptions,
 } from "../../src/embedding/remoteEmbedder.js";
 import { cosineOfUnit, embeddingServerUrl } from "../../src/embedding/remoteProtocol.js";
@@ -129,7 +127,7 @@ describe("faults", () => {
     await standIn.queueFaults(["500", "500", "500", "500", "500", "500", "500", "500"]);
     const embedder = remote({ retryForMs: 600 });
     await expect(embedder.embedPassages(TEXTS.slice(0, 1))).rejects.toSatisfy(
-      (err) => err instanceof EmbeddingServerUnavailableError && /HTTP 500/.test(err.message),
+      (err) => err instanceof Error && err.name === "EmbeddingServerUnavailableError" && /HTTP 500/.test(err.message),
     );
     await standIn.queueFaults([]);
   });
@@ -169,6 +167,5 @@ describe("a server that embeds otherwise", () => {
       (err) =>
         err instanceof EmbeddingServerMismatchError && /at cosine 0\.\d+ to the in-process one/.test(err.message),
     );
-    expect(PROBE_TEXTS.length).toBeGreaterThan(1);
   });
 });

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CatalogEntry, PlainCollection } from "../../src/domain/collectionDefinitions.js";
+import type { CatalogEntry } from "../../src/domain/collectionDefinitions.js";
 import {
   JOURNAL_BOUNDS_FILE,
   JOURNALS_FILE,
@@ -17,20 +17,9 @@ import { writeJournalTable } from "../../src/journals/table.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import type { FilterPlanner } from "../../src/usecases/search/pipeline.js";
 import { journal, syntheticIssn } from "../journals/syntheticJournals.js";
+import { openAlexWorksCollection } from "../support/openAlexCollection.js";
 
-const collection: PlainCollection = {
-  type: "plain",
-  name: "works",
-  displayName: "Works",
-  description: null,
-  kind: "scholarly",
-  retrieval: "sparse",
-  pricePer1000: "0.010",
-  openAccessOnly: false,
-  scanFilterable: false,
-  excludeRetracted: true,
-  source: { reader: "openalex", files: ["articles/works.jsonl"] },
-};
+const collection = openAlexWorksCollection(["articles/works.jsonl"]);
 const targets = [{ requested: collection as CatalogEntry, physical: [collection] }];
 
 let dataDir: string;

@@ -1,12 +1,12 @@
 // Which API key a request presents, from every Authorization and X-API-Key header it carries: one key, or a conflict.
 import { describe, expect, it } from "vitest";
-import { keyHeadersOf, presentedKey } from "../../src/http/authentication.js";
+import { presentedKey } from "../../src/http/authentication.js";
 import { authContextOf } from "../../src/usecases/auth/context.js";
 import type { ApiKeyRecord, Organization } from "../../src/usecases/accounts/accounts.js";
 
 const K1 = "sk_live_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const K2 = "sk_live_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
-const keyOf = (...raw: string[]) => presentedKey(keyHeadersOf(raw));
+const keyOf = (...raw: string[]) => presentedKey(raw);
 
 describe("presentedKey", () => {
   it("reads Bearer in any case and whitespace, X-API-Key trimmed, and a bare Authorization value as the key", () => {

@@ -5,7 +5,6 @@
 // but by the requests that succeeded, the hash chain intact and Object.prototype untouched (the service runs in this
 // process). The requests come from fast-check with a fixed seed, so a failure reproduces.
 import { DECLARED_ROUTES } from "../../src/http/openApiDocument.js";
-import { routerOf } from "../../src/http/routeDeclaration.js";
 import http from "node:http";
 import { createHash } from "node:crypto";
 import fc from "fast-check";
@@ -441,14 +440,12 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/favicon.ico", door: "dashboardOpen" },
 ];
 
-/** Every route the app's routers register: the fuzz covers each one, so a new route cannot be left out of it. */
+/**
+ * Every route the app's routers register (createApp refuses to start unless they are the declared ones): the fuzz
+ * covers each one, so a new route cannot be left out of it.
+ */
 function registeredRoutes(): string[] {
-  const routers = [...DECLARED_ROUTES.map((routes) => routerOf(routes, {}))];
-  return routers
-    .flatMap((r) =>
-      r.stack.flatMap((layer) => layer.methods.filter((m) => m !== "HEAD").map((m) => `${m} ${String(layer.path)}`)),
-    )
-    .sort();
+  return DECLARED_ROUTES.flatMap((routes) => routes.map((r) => `${r.method.toUpperCase()} ${r.path}`)).sort();
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import type { Server } from "node:http";
 import Koa from "koa";
 import { afterEach, describe, expect, it } from "vitest";
 import { HEALTH_ROUTES, type ReadinessCheck, type ReadinessDetails } from "../../src/http/routes/healthRoutes.js";
-import { routerOf } from "../../src/http/routeDeclaration.js";
+import { declaredGroup } from "../../src/http/routeDeclaration.js";
 
 let server: Server | undefined;
 
@@ -18,7 +18,8 @@ async function readyz(
   details?: ReadinessDetails,
 ): Promise<{ status: number; body: unknown }> {
   const app = new Koa();
-  app.use(routerOf(HEALTH_ROUTES, { readiness: checks, readinessDetails: details }).routes());
+  const deps = { readiness: checks, readinessDetails: details };
+  app.use(declaredGroup(HEALTH_ROUTES, deps, { public: "public" }).router.routes());
   server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server!.once("listening", resolve));
   const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`);

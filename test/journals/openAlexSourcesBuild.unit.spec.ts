@@ -9,8 +9,9 @@ import { runBuildJournals } from "../../src/journals/build.js";
 import { computeBounds, DEFAULT_METRIC_BOUNDS } from "../../src/journals/bounds.js";
 import { readJournalTable, type JournalTable } from "../../src/journals/table.js";
 import { JOURNAL_BOUNDS_FILE, JOURNALS_FILE, loadFilterPlanner } from "../../src/filters/planner.js";
-import type { CatalogEntry, PlainCollection } from "../../src/domain/collectionDefinitions.js";
+import type { CatalogEntry } from "../../src/domain/collectionDefinitions.js";
 import { writeOpenAlexSourcesSnapshot, type FixtureSource } from "./openAlexSourcesSnapshot.js";
+import { openAlexWorksCollection } from "../support/openAlexCollection.js";
 
 const SOURCES = 300;
 let folder: string;
@@ -113,19 +114,7 @@ describe("journals build --openalex-sources", () => {
 
   it("the filter planner matches exactly the journals scored in range, and names the metrics' source", async () => {
     const planner = await loadFilterPlanner(dataDir, "/nonexistent-data-root");
-    const collection: PlainCollection = {
-      type: "plain",
-      name: "works",
-      displayName: "Works",
-      description: null,
-      kind: "scholarly",
-      retrieval: "sparse",
-      pricePer1000: "0.010",
-      openAccessOnly: false,
-      scanFilterable: false,
-      excludeRetracted: true,
-      source: { reader: "openalex", files: ["x.jsonl"] },
-    };
+    const collection = openAlexWorksCollection(["x.jsonl"]);
     const plan = await planner(
       { "journal_metric.h_index": { gte: 200 }, "journal_metric.2yr_mean_citedness": { lte: 2.5 } },
       [{ requested: collection as CatalogEntry, physical: [collection] }],

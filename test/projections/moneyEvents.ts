@@ -3,7 +3,7 @@
 // each event changed, in order, and the tables it leaves. Pure memory, for unit tests.
 import type { ProjectableEvent } from "../../src/domain/events.js";
 import { project, type FeatureProjection } from "../../projections/project.js";
-import { memoryReader, memoryTables, pkOf } from "../../projections/memoryTables.js";
+import { memoryReader, memoryTables, putRow } from "../../projections/memoryTables.js";
 
 const ORG = "org_m";
 const limits = { queriesPerDay: 100, queriesPerMonth: 1000, resultsPerQuery: 50, requestsPerMinute: 60 };
@@ -209,7 +209,7 @@ export function foldMoney(projectors: FeatureProjection, run: Projector = projec
   for (const e of MONEY_EVENTS)
     for (const c of run(projectors, e, memoryReader(tables)) as { table: keyof typeof tables; row: object }[]) {
       changes.push(structuredClone(c));
-      (tables[c.table] as Map<string, object>).set(pkOf(c.table, c.row), c.row);
+      putRow(tables, projectors.tables[c.table], c.row);
     }
   const after = Object.fromEntries(
     Object.entries(tables).map(([t, rows]) => [

@@ -4,15 +4,17 @@
 import { describe, expect, it } from "vitest";
 import {
   DENSE_SCORE_COSINE_ERROR,
-  HNSW_EF_SEARCH,
-  SMALL_INDEX_CHUNKS,
-  SMALL_INDEX_EF_SEARCH,
   cosineFromScore,
   denseQuery,
   efSearchFor,
 } from "../../src/retrieval/engines/opensearch/denseScoring.js";
 
 const vector = Float32Array.from([0.6, 0.8]);
+/** the service's ef_search and a small index's, read through the rule that picks them */
+const HNSW_EF_SEARCH = efSearchFor(undefined);
+const SMALL_INDEX_EF_SEARCH = efSearchFor(0);
+/** the size up to which an index is small (denseScoring.ts says why) */
+const SMALL_INDEX_CHUNKS = 100_000;
 const filter = { range: { "metadata.publication_date": { gte: "2016" } } };
 
 function knnClause(query: Record<string, unknown>): Record<string, unknown> {
@@ -33,7 +35,7 @@ describe("dense k-NN query", () => {
   });
 
   it("searches indexes up to SMALL_INDEX_CHUNKS with the smaller ef_search, larger or uncounted the larger", () => {
-    expect(SMALL_INDEX_EF_SEARCH).toBeLessThan(HNSW_EF_SEARCH);
+    expect([SMALL_INDEX_EF_SEARCH, HNSW_EF_SEARCH]).toEqual([400, 800]);
     expect(efSearchFor(10_144)).toBe(SMALL_INDEX_EF_SEARCH);
     expect(efSearchFor(SMALL_INDEX_CHUNKS)).toBe(SMALL_INDEX_EF_SEARCH);
     expect(efSearchFor(SMALL_INDEX_CHUNKS + 1)).toBe(HNSW_EF_SEARCH);

@@ -17,7 +17,7 @@ import {
 import { dayPeriod, monthPeriod } from "../../src/domain/queryQuota.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { project } from "../../projections/project.js";
-import { memoryReader, memoryTables, pkOf, type MemoryTables } from "../../projections/memoryTables.js";
+import { memoryReader, memoryTables, putRow, type MemoryTables } from "../../projections/memoryTables.js";
 import { keyStateOf, organizationOf, orgStateOf, type Organization } from "../../src/usecases/accounts/orgState.js";
 import { deciderSpec } from "./deciderSpec.js";
 import { FEATURE_PROJECTORS } from "../../src/app/projectors.js";
@@ -84,7 +84,7 @@ function evolve(s: MoneyState, e: GivenEvent): MoneyState {
     { ...e, recordedAt: e.recordedAt ?? s.now.toISOString(), position: s.position, streamVersion },
     reader,
   )) {
-    (s.tables[change.table] as Map<string, object>).set(pkOf(change.table, change.row), change.row);
+    putRow(s.tables, FEATURE_PROJECTORS.tables[change.table], change.row);
   }
   return s;
 }

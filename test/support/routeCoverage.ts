@@ -1,9 +1,8 @@
 // Whether the OpenAPI document and the app's routes cover each other: the check the OpenAPI tests make, unit and e2e.
-import type { RoutedOperation } from "../../src/http/openapi/routedOperations.js";
 
 /** Routes no documented operation describes, and documented operations no route serves, as "METHOD /path". */
 export function routeCoverage(
-  routed: readonly RoutedOperation[],
+  routed: readonly { method: string; path: string }[],
   document: { paths: Record<string, object> },
 ): { undocumented: string[]; unrouted: string[] } {
   const served = routed.map((r) => `${r.method} ${r.path}`);

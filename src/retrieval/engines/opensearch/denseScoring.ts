@@ -71,15 +71,15 @@ function vectorField(storage: VectorStorage): string {
  * copies of each SciFact chunk, and 50,000 made as 50 copies of 1,000 abstracts give 0.910 at 800, tight clusters that
  * HNSW graphs are known to link poorly (apache/lucene#13611); docs/measurements.md's scale section has the figures.
  */
-export const HNSW_EF_SEARCH = 800;
+const HNSW_EF_SEARCH = 800;
 
 /**
  * Indexes up to this many chunks search with SMALL_INDEX_EF_SEARCH: at 100,000 chunks ef_search 400 gave dense
  * recall@10 1.000 (200: 0.997); on SciFact (10,144 chunks) hybrid top 10 (ids and scores) at 400 equals 800's on 100
  * of 100 queries (200: 98), dense recall@100 0.998, for a k-NN search costing the node about two thirds of 800's.
  */
-export const SMALL_INDEX_CHUNKS = 100_000;
-export const SMALL_INDEX_EF_SEARCH = 400;
+const SMALL_INDEX_CHUNKS = 100_000;
+const SMALL_INDEX_EF_SEARCH = 400;
 
 /** The ef_search of an index holding this many chunks (unknown: the large indexes' setting). */
 export function efSearchFor(chunks: number | undefined): number {

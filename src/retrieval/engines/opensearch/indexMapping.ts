@@ -59,8 +59,8 @@ export type VectorStorage =
  * there). A larger m is the lever left for recall at 500,000 generated chunks; not measured there yet (a re-index of
  * every k-NN collection, and 35 min for that one index).
  */
-export const HNSW_M = 16;
-export const HNSW_EF_CONSTRUCTION = 128;
+const HNSW_M = 16;
+const HNSW_EF_CONSTRUCTION = 128;
 
 export const FIELD = {
   chunkId: "chunk_id",
