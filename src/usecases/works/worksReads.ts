@@ -291,8 +291,10 @@ export async function citingPage(
   const p = fields.length + 3;
   const cols = "citing_date, citing_key, index_key, doc_id, citing_doi, citing_pmid, citing_openalex";
   const order = "citing_date DESC, citing_key, index_key, doc_id";
+  // DISTINCT ON the index's own columns (a document citing the id twice has two entries): the range is read in index
+  // order and stops after `limit` documents; a DISTINCT over every column hashed the whole range first
   const range = ({ f, param }: { f: CitedField; param: string }, where: string, by: string) =>
-    `(SELECT DISTINCT ${cols} FROM work_references
+    `(SELECT DISTINCT ON (${by.replace(/ DESC/g, "")}) ${cols} FROM work_references
       WHERE ${f} IS NOT NULL AND ${f} = ${param}::text AND index_key = ANY($1::text[]) ${where}
       ORDER BY ${by} LIMIT $2)`;
   const ranges = fields.flatMap((f) =>
