@@ -203,6 +203,10 @@ export async function loadGenerated(
     [tables],
   );
   for (const { indexname } of indexes) await db.query(`DROP INDEX IF EXISTS ${indexname}`);
+  // which indexes hold each edge's cited work: filled by the migration from the loaded rows, its index built after
+  await db.query("DROP INDEX IF EXISTS work_reference_holds_edge");
+  await db.query("TRUNCATE work_reference_holds");
+  await db.query("DELETE FROM schema_fills WHERE name = 'work_reference_holds'");
   const started = performance.now();
   mkdirSync(dir, { recursive: true });
   chmodSync(dir, 0o755);

@@ -197,8 +197,21 @@ export async function openPglite(dataDir: string | undefined, projectors: StoreP
   };
 }
 
+/**
+ * The store answers short indexed reads: no JIT compilation (a cited-by page's count of held references at a million
+ * works, misestimated past jit_above_cost, spent 140 ms of its 163 compiling) and no parallel workers (the page's
+ * range read of 21 entries waited 196 ms for one to start on a loaded machine). Measured in docs/measurements.md
+ * ("Works at a million").
+ */
+const SESSION_OPTIONS = "-c jit=off -c max_parallel_workers_per_gather=0";
+
 export async function openPostgres(url: string, projectors: StoreProjectors, maxConnections = 10): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: url, max: maxConnections, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: maxConnections,
+    connectionTimeoutMillis: 5_000,
+    options: SESSION_OPTIONS,
+  });
   // an idle client that errors (server restart) must not crash the process
   pool.on("error", () => undefined);
   const query = async <R extends object>(sql: string, params?: unknown[], prepared?: boolean) => {
@@ -219,7 +232,7 @@ export async function openPostgres(url: string, projectors: StoreProjectors, max
           connectionString: url,
           max: Math.max(2, Math.ceil(maxConnections / 3)),
           connectionTimeoutMillis: 5_000,
-          options: "-c synchronous_commit=off",
+          options: `${SESSION_OPTIONS} -c synchronous_commit=off`,
         });
         relaxedPool.on("error", () => undefined);
       }

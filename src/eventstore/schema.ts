@@ -132,6 +132,28 @@ CREATE INDEX IF NOT EXISTS work_references_citing_pmid
 DROP INDEX IF EXISTS work_references_doi;
 DROP INDEX IF EXISTS work_references_pmid;
 DROP INDEX IF EXISTS work_references_openalex;
+-- Which indexes hold the work each edge cites: one row per edge and index holding a work with any of its ids, kept by
+-- src/ingest/works.ts whenever works or edges are written or removed (both ends: the citing work's edges, and the
+-- cited work arriving, leaving or changing ids), so a work's count of held references (referencesHeld, in every works
+-- answer) is a range read of its own rows instead of a works lookup per cited id. Filled from the works table once
+-- where a store predates it (schema_fills records that it was; a rerun skips it), then its unique index built.
+CREATE TABLE IF NOT EXISTS work_reference_holds (
+  index_key TEXT NOT NULL,
+  doc_id    TEXT NOT NULL,
+  position  INTEGER NOT NULL,
+  held_key  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS schema_fills (name TEXT PRIMARY KEY);
+INSERT INTO work_reference_holds (index_key, doc_id, position, held_key)
+  SELECT e.index_key, e.doc_id, e.position, w.index_key FROM work_references e JOIN works w ON w.openalex = e.openalex
+  WHERE e.openalex IS NOT NULL AND NOT EXISTS (SELECT 1 FROM schema_fills WHERE name = 'work_reference_holds')
+  UNION SELECT e.index_key, e.doc_id, e.position, w.index_key FROM work_references e JOIN works w ON w.doi = e.doi
+  WHERE e.doi IS NOT NULL AND NOT EXISTS (SELECT 1 FROM schema_fills WHERE name = 'work_reference_holds')
+  UNION SELECT e.index_key, e.doc_id, e.position, w.index_key FROM work_references e JOIN works w ON w.pmid = e.pmid
+  WHERE e.pmid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM schema_fills WHERE name = 'work_reference_holds');
+INSERT INTO schema_fills (name) VALUES ('work_reference_holds') ON CONFLICT DO NOTHING;
+CREATE UNIQUE INDEX IF NOT EXISTS work_reference_holds_edge
+  ON work_reference_holds (index_key, doc_id, position, held_key);
 -- Each work's authorships (src/ingest/works.ts writes them with the work; src/usecases/authors reads them): an author
 -- is found by OpenAlex id or ORCID, and by the folded name (accents and case removed) when searched for by name.
 CREATE TABLE IF NOT EXISTS work_authors (

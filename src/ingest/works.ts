@@ -2,7 +2,7 @@
 // citation count) and the references it cites (the graph's edges), written at ingestion beside the document manifest
 // and with it (one transaction per batch), so both follow upserts, deletions and a collection's retirement. Plain
 // operational tables (works, work_references in src/eventstore/schema.ts), not an event-sourced read model.
-import type { Queryable } from "../eventstore/db.js";
+import type { Db, Queryable } from "../eventstore/db.js";
 import { joinedAbstract, type CitedWorkIds, type SourceDocument } from "./sourceDocument.js";
 import { foldName, type Authorship } from "../domain/authors.js";
 import { isRetractedWork, NO_LISTS, type IntegrityNotice } from "../domain/integrity.js";
@@ -108,6 +108,7 @@ const WRITE_ROWS = 2000;
 
 /** Applies a batch's change inside the caller's transaction (the manifest's). */
 export async function writeWorks(tx: Queryable, indexKey: string, change: WorksChange): Promise<void> {
+  const leaving = await idsLeaving(tx, indexKey, change);
   if (change.keepOnly) {
     const keep = [...change.keepOnly];
     await tx.query("DELETE FROM work_references WHERE index_key = $1 AND NOT (doc_id = ANY($2::text[]))", [
@@ -167,6 +168,94 @@ export async function writeWorks(tx: Queryable, indexKey: string, change: WorksC
   }
   await writeAuthorships(tx, indexKey, change.upserts);
   await writeEdges(tx, indexKey, change.upserts);
+  await keepHolds(tx, indexKey, change, leaving);
+}
+
+/** Ids of a work: the ones an edge cites it by. */
+type CitedIds = { doi: string | null; pmid: string | null; openalex: string | null };
+
+/** The ids of the index's works this change removes or rewrites (read before it does), their edges to recheck. */
+async function idsLeaving(tx: Queryable, indexKey: string, change: WorksChange): Promise<CitedIds[]> {
+  const gone = [...change.deletes, ...change.upserts.map((w) => w.docId)];
+  const rows = await tx.query<CitedIds>(
+    `SELECT doi, pmid, openalex FROM works WHERE index_key = $1
+       AND (doc_id = ANY($2::text[]) OR ($3::boolean AND NOT (doc_id = ANY($4::text[]))))`,
+    [indexKey, gone, change.keepOnly !== undefined, [...(change.keepOnly ?? [])]],
+  );
+  // an id the batch writes again stays held in this index: only the others can leave it
+  const kept = new Set(change.upserts.flatMap((w) => [w.doi, w.pmid, w.openalex]).filter((v) => v !== null));
+  return rows.map((r) => ({
+    doi: r.doi !== null && !kept.has(r.doi) ? r.doi : null,
+    pmid: r.pmid !== null && !kept.has(r.pmid) ? r.pmid : null,
+    openalex: r.openalex !== null && !kept.has(r.openalex) ? r.openalex : null,
+  }));
+}
+
+/** Serializes the upkeep of work_reference_holds across transactions (see keepHolds). */
+const HOLDS_LOCK_KEY = 774_211_004;
+
+const CITED_BY = ["doi", "pmid", "openalex"] as const;
+
+/**
+ * Keeps work_reference_holds (which indexes hold the work each edge cites) right after a batch's writes, both ends:
+ * the removed and rewritten works' own rows go; edges citing an id that left the index lose it unless another of its
+ * works still has the id; edges citing the upserted works gain the index; the upserted works' new edges gain every
+ * index holding what they cite. Under a transaction lock, so that two batches committing at once (one writing a work,
+ * the other an edge citing it) each see the other's rows: the later one reads after the earlier one commits.
+ */
+async function keepHolds(tx: Queryable, indexKey: string, change: WorksChange, leaving: CitedIds[]): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(${HOLDS_LOCK_KEY})`);
+  if (change.keepOnly)
+    await tx.query("DELETE FROM work_reference_holds WHERE index_key = $1 AND NOT (doc_id = ANY($2::text[]))", [
+      indexKey,
+      [...change.keepOnly],
+    ]);
+  const gone = [...change.deletes, ...change.upserts.map((w) => w.docId)];
+  for (let from = 0; from < gone.length; from += WRITE_ROWS)
+    await tx.query("DELETE FROM work_reference_holds WHERE index_key = $1 AND doc_id = ANY($2::text[])", [
+      indexKey,
+      gone.slice(from, from + WRITE_ROWS),
+    ]);
+  const values = (ids: readonly CitedIds[]) => CITED_BY.map((f) => [...new Set(ids.flatMap((w) => w[f] ?? []))]);
+  for (let from = 0; from < leaving.length; from += WRITE_ROWS) {
+    const [dois, pmids, oas] = values(leaving.slice(from, from + WRITE_ROWS));
+    if (dois!.length + pmids!.length + oas!.length === 0) continue;
+    await tx.query(
+      `DELETE FROM work_reference_holds h USING (${CITED_BY.map(
+        (f, k) => `SELECT index_key, doc_id, position, doi, pmid, openalex FROM work_references
+           WHERE ${f} IS NOT NULL AND ${f} = ANY($${k + 2}::text[])`,
+      ).join(" UNION ")}) AS e
+       WHERE h.index_key = e.index_key AND h.doc_id = e.doc_id AND h.position = e.position AND h.held_key = $1
+         ${CITED_BY.map(
+           (f) => `AND NOT EXISTS (SELECT 1 FROM works w WHERE e.${f} IS NOT NULL AND w.${f} = e.${f}
+             AND w.index_key = $1)`,
+         ).join(" ")}`,
+      [indexKey, dois, pmids, oas],
+    );
+  }
+  for (let from = 0; from < change.upserts.length; from += WRITE_ROWS) {
+    const rows = change.upserts.slice(from, from + WRITE_ROWS);
+    const [dois, pmids, oas] = values(rows);
+    await tx.query(
+      `INSERT INTO work_reference_holds (index_key, doc_id, position, held_key)
+       ${CITED_BY.map(
+         (f, k) => `SELECT index_key, doc_id, position, $1 FROM work_references
+           WHERE ${f} IS NOT NULL AND ${f} = ANY($${k + 2}::text[])`,
+       ).join(" UNION ")}
+       ON CONFLICT DO NOTHING`,
+      [indexKey, dois, pmids, oas],
+    );
+    await tx.query(
+      `INSERT INTO work_reference_holds (index_key, doc_id, position, held_key)
+       ${CITED_BY.map(
+         (f) => `SELECT e.index_key, e.doc_id, e.position, w.index_key FROM work_references e
+           JOIN works w ON w.${f} = e.${f}
+           WHERE e.index_key = $1 AND e.doc_id = ANY($2::text[]) AND e.${f} IS NOT NULL`,
+       ).join(" UNION ")}
+       ON CONFLICT DO NOTHING`,
+      [indexKey, rows.map((w) => w.docId)],
+    );
+  }
 }
 
 /** The upserted works' references, one row each (their old rows are deleted with the works). */
@@ -263,12 +352,19 @@ export async function analyzeWorks(db: Queryable): Promise<void> {
   await db.query("ANALYZE work_author_words");
 }
 
-/** Drops an index's works and edges (its collection retired). */
-export async function clearWorks(db: Queryable, indexKey: string): Promise<void> {
+/**
+ * Drops an index's works and edges (its collection retired), and what work_reference_holds says of either: its edges'
+ * rows, and other edges' mention of it (after its works are gone, under keepHolds' lock).
+ */
+export async function clearWorks(db: Db, indexKey: string): Promise<void> {
   await db.query("DELETE FROM work_references WHERE index_key = $1", [indexKey]);
   await db.query("DELETE FROM work_authors WHERE index_key = $1", [indexKey]);
   await db.query("DELETE FROM work_author_words WHERE index_key = $1", [indexKey]);
   await db.query("DELETE FROM works WHERE index_key = $1", [indexKey]);
+  await db.transaction(
+    (tx) => tx.query("DELETE FROM work_reference_holds WHERE index_key = $1 OR held_key = $1", [indexKey]),
+    { advisoryLock: HOLDS_LOCK_KEY },
+  );
 }
 
 /**

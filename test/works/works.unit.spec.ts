@@ -28,7 +28,7 @@ import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
 import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
 import { readJatsDocuments } from "../../src/ingest/jatsReader.js";
 import { workOfDocument } from "../../src/ingest/works.js";
-import { citingOrder, citingPlace, groupRows, placeOrder } from "../../src/usecases/works/workShapes.js";
+import { citingOrder, citingPlace, groupCiting, groupRows, placeOrder } from "../../src/usecases/works/workShapes.js";
 import type { CitingRow, WorkRow } from "../../src/usecases/works/worksReads.js";
 import { exportWorks, exportWorksOfRows, type ExportWork } from "../../src/usecases/works/citationExport.js";
 import { rowsWithIntegrity } from "../../src/usecases/works/integrityRows.js";
@@ -322,6 +322,29 @@ describe("one work in several collections", () => {
       row("e/s", "5", {}),
     ]);
     expect(groups.map((g) => g.map((r) => r.indexKey))).toEqual([["e/a", "e/c", "e/d"], ["e/b"], ["e/s"]]);
+  });
+  it("groups a work's citing documents alike whatever order they are read in", () => {
+    // b shares a DOI with a and an OpenAlex id with c: groupRows joins a row to the first group it matches, so rows
+    // read in other orders (a work's count of citing works, its cited-by list) made one group or two
+    const citing = (indexKey: string, docId: string, ids: Partial<CitingRow>): CitingRow => ({
+      indexKey,
+      docId,
+      doi: null,
+      pmid: null,
+      openalex: null,
+      date: null,
+      ...ids,
+    });
+    const rows = [citing("e/a", "a", { doi: "10.1/x" }), citing("e/b", "c", { openalex: "W5" })];
+    const b = citing("e/b", "b", { doi: "10.1/x", openalex: "W5" });
+    const orders = [
+      [...rows, b],
+      [b, ...rows],
+      [rows[1]!, b, rows[0]!],
+    ];
+    expect(new Set(orders.map((o) => groupRows(o).length))).toEqual(new Set([1, 2]));
+    for (const order of orders)
+      expect(groupCiting(order, ["e/a", "e/b"]).map((g) => g.map((r) => r.docId))).toEqual([["a", "b", "c"]]);
   });
   it("orders citing works from their ids and dates alone: newest first, then by the work's key", () => {
     const citing = (indexKey: string, docId: string, date: string | null, ids: Partial<CitingRow> = {}): CitingRow => ({

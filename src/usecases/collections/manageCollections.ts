@@ -7,7 +7,7 @@ import { Rejection } from "../../domain/rejection.js";
 import type { Ingestions, IngestionStatus } from "../../ingest/ingestions.js";
 import type { SearchEngine, VectorCoverage } from "../../retrieval/port.js";
 import { reportedShare } from "../../retrieval/vectorsBackfilling.js";
-import type { Queryable } from "../../eventstore/db.js";
+import type { Db } from "../../eventstore/db.js";
 import { clearManifest, manifestKey } from "../../ingest/manifest.js";
 import { clearWorks } from "../../ingest/works.js";
 import { readInventory } from "../catalogue/collectionsList.js";
@@ -20,7 +20,7 @@ interface CollectionAdminDeps {
   ingestions?: Ingestions;
   engine: Pick<SearchEngine, "kind" | "getInventory" | "hasIndex" | "deleteIndex" | "vectorCoverage">;
   /** the event store's database: a retired collection's document manifest is dropped with its index */
-  db?: Queryable;
+  db?: Db;
   readiness: CollectionReadiness;
   dataRoot: string;
   onIndexDeleteFailure?: (collection: string, err: Error) => void;

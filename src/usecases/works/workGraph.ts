@@ -16,7 +16,7 @@ import {
   citedByNote,
   citingOrder,
   citingPlace,
-  groupRows,
+  groupCiting,
   notFound,
   placeOrder,
   referencesNote,
@@ -92,7 +92,10 @@ export async function citedBy(
     shown = rows.slice(0, page.limit).map((r) => [r]);
     more = rows.length > page.limit;
   } else {
-    const citing = citingOrder(groupRows((await citingRows(ctx.db, keys, [identity], true)).get(0) ?? []), keys);
+    const citing = citingOrder(
+      groupCiting((await citingRows(ctx.db, keys, [identity], true)).get(0) ?? [], keys),
+      keys,
+    );
     const after = placeOfRow(place.after);
     const found = after ? citing.findIndex((g) => placeOrder(citingPlace(g), after) > 0) : place.offset;
     const start = found < 0 ? citing.length : found;

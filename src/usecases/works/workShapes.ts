@@ -95,6 +95,17 @@ export function groupRows<R extends Pick<WorkRow, "doi" | "pmid" | "openalex">>(
   return groups;
 }
 
+/**
+ * The works citing a work, from its citing documents read in any order: grouped (groupRows) from the rows in one order,
+ * catalogue order of their collections then doc_id, so a work's count of citing works and its cited-by list, which
+ * read the rows by different statements, group them alike (groupRows joins a row to the first group it matches).
+ */
+export function groupCiting(rows: readonly CitingRow[], keys: readonly string[]): CitingRow[][] {
+  const order = new Map(keys.map((k, i) => [k, i]));
+  const at = (r: CitingRow) => order.get(r.indexKey) ?? keys.length;
+  return groupRows([...rows].sort((a, b) => at(a) - at(b) || byCode(a.docId, b.docId)));
+}
+
 /** What a work's reference list covers: what its source records, how many have ids, how many are held. */
 export function referencesNote(collection: string | undefined, recorded: number | null, withIds: number, held: number) {
   return recorded === null

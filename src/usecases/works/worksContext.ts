@@ -18,7 +18,7 @@ import {
   type CitedIdentity,
   type WorkRow,
 } from "./worksReads.js";
-import { groupRows, pick, unheldEntry, type GraphEntry, type Work, type WorksDeps } from "./workShapes.js";
+import { groupCiting, groupRows, pick, unheldEntry, type GraphEntry, type Work, type WorksDeps } from "./workShapes.js";
 
 export interface WorksContext {
   deps: WorksDeps;
@@ -66,7 +66,7 @@ export async function worksOf(
   }));
   const [heldRefs, citing, integrity] = await Promise.all([
     heldReferenceCounts(db, keys, holders),
-    citedByCounts(db, keys, identities, (rows) => groupRows(rows).length),
+    citedByCounts(db, keys, identities, (rows) => groupCiting(rows, keys).length),
     // every holder's own source record counts: the work is retracted if one of them flags it (as search excludes)
     deps.integrity(identities.map((id, i) => ({ doi: id.doi, own: sorted[i]!.flatMap((r) => r.notices) }))),
   ]);

@@ -107,7 +107,8 @@ export async function referencesOf(db: Queryable, indexKey: string, docId: strin
 }
 
 /**
- * How many entries of each holder's reference list resolve to a work of the reachable indexes, by "indexKey\0docId".
+ * How many entries of each holder's reference list resolve to a work of the reachable indexes, by "indexKey\0docId":
+ * read from the holders' rows of work_reference_holds (which indexes hold each entry's work, kept at ingestion).
  */
 export async function heldReferenceCounts(
   db: Queryable,
@@ -117,14 +118,11 @@ export async function heldReferenceCounts(
   const counts = new Map<string, number>();
   if (holders.length === 0 || indexKeys.length === 0) return counts;
   const rows = await db.query<{ index_key: string; doc_id: string; n: number | string }>(
-    `SELECT e.index_key, e.doc_id, count(*) AS n
-     FROM unnest($1::text[], $2::text[]) AS h(k, d)
-     JOIN work_references e ON e.index_key = h.k AND e.doc_id = h.d
-     WHERE EXISTS (SELECT 1 FROM works w WHERE e.doi IS NOT NULL AND w.doi = e.doi AND w.index_key = ANY($3::text[]))
-        OR EXISTS (SELECT 1 FROM works w WHERE e.pmid IS NOT NULL AND w.pmid = e.pmid AND w.index_key = ANY($3::text[]))
-        OR EXISTS (SELECT 1 FROM works w WHERE e.openalex IS NOT NULL AND w.openalex = e.openalex
-          AND w.index_key = ANY($3::text[]))
-     GROUP BY e.index_key, e.doc_id`,
+    `SELECT h.index_key, h.doc_id, count(DISTINCT h.position) AS n
+     FROM unnest($1::text[], $2::text[]) AS x(k, d)
+     JOIN work_reference_holds h ON h.index_key = x.k AND h.doc_id = x.d
+     WHERE h.held_key = ANY($3::text[])
+     GROUP BY h.index_key, h.doc_id`,
     [holders.map((h) => h.indexKey), holders.map((h) => h.docId), [...indexKeys]],
   );
   for (const r of rows) counts.set(`${r.index_key}\u0000${r.doc_id}`, Number(r.n));
@@ -293,8 +291,10 @@ export async function citingPage(
   const p = fields.length + 3;
   const cols = "citing_date, citing_key, index_key, doc_id, citing_doi, citing_pmid, citing_openalex";
   const order = "citing_date DESC, citing_key, index_key, doc_id";
+  // DISTINCT ON the index's own columns (a document citing the id twice has two entries): the range is read in index
+  // order and stops after `limit` documents; a DISTINCT over every column hashed the whole range first
   const range = ({ f, param }: { f: CitedField; param: string }, where: string, by: string) =>
-    `(SELECT DISTINCT ${cols} FROM work_references
+    `(SELECT DISTINCT ON (${by.replace(/ DESC/g, "")}) ${cols} FROM work_references
       WHERE ${f} IS NOT NULL AND ${f} = ${param}::text AND index_key = ANY($1::text[]) ${where}
       ORDER BY ${by} LIMIT $2)`;
   const ranges = fields.flatMap((f) =>
