@@ -12,6 +12,9 @@
 //   build; its query is BM25), which loads 500,000 chunks in minutes; without it the collection is hybrid, as SciFact.
 //   The loaded index and works are kept in data/bench/facets-scale/ and reused by the next run of the same engine,
 //   size and kind (--drop removes them after the run).
+//   --store pglite|postgres: where the works and the event store live (default pglite, the embedded engine's shape;
+//   postgres starts a PostgreSQL server from the provisioned component, its cluster kept beside the index, as the
+//   scaled shape runs OpenSearch on PostgreSQL). The works are written to each store once and reused.
 // Prints a readable line per figure, then one JSON line. Progress on stderr.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -23,11 +26,12 @@ import { loadCollectionCatalog } from "../src/app/collectionsFile.js";
 import { openEmbedder } from "../src/app/composition.js";
 import type { CollectionCatalog, PlainCollection } from "../src/domain/collectionDefinitions.js";
 import type { Authorship } from "../src/domain/authors.js";
-import { openPglite } from "../src/eventstore/db.js";
+import { openPglite, openPostgres, type Db } from "../src/eventstore/db.js";
 import { migrate } from "../src/eventstore/schema.js";
 import { FEATURE_PROJECTORS, PROJECTION_READ_MODELS } from "../src/app/projectors.js";
 import { readComponent } from "../src/infra/components.js";
 import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
+import { startPostgresServer, type PostgresServer } from "../src/infra/postgresServer.js";
 import { manifestKey } from "../src/ingest/manifest.js";
 import { workOfDocument } from "../src/ingest/works.js";
 import { replaceWorks } from "./replaceWorks.js";
@@ -55,12 +59,15 @@ const { values: args } = parseArgs({
     sparse: { type: "boolean", default: false },
     drop: { type: "boolean", default: false },
     "in-flight": { type: "string", default: "2" },
+    store: { type: "string", default: "pglite" },
   },
 });
 const engineKind = args.engine;
 const chunks = Number(args.chunks);
 if ((engineKind !== "embedded" && engineKind !== "opensearch") || !Number.isInteger(chunks) || chunks < 1)
   throw new Error("usage: --engine embedded|opensearch --chunks N [--runs 20]");
+const store = args.store;
+if (store !== "pglite" && store !== "postgres") throw new Error("--store takes pglite or postgres");
 const runs = Number(args.runs);
 /** runs of the figures that read every work (listDocuments, the author facet): tens of seconds each at 500,000 */
 const slowRuns = Number(args["slow-runs"]);
@@ -227,16 +234,22 @@ mkdirSync(workDir, { recursive: true });
 const cacheKey = createHash("sha256").update(FACETS_GENERATOR).digest("hex").slice(0, 8);
 const home = join(workDir, `${engineKind}-${chunks}-${sparse ? "sparse-" : ""}${cacheKey}`);
 const loadedFile = join(home, "loaded.json");
+/** the loaded index: its works' count and one author the lookups ask for */
 interface Loaded {
   indexSeconds: number;
-  worksSeconds: number;
   works: number;
   someone: Authorship;
 }
 const cached: Loaded | null = existsSync(loadedFile) ? (JSON.parse(readFileSync(loadedFile, "utf8")) as Loaded) : null;
 if (!cached) rmSync(home, { recursive: true, force: true });
 mkdirSync(home, { recursive: true });
-console.error(`[facets-scale] ${cached ? "reusing" : "loading"} ${home}`);
+/** the works written to this store (a store without its file is written again: one transaction replaces them all) */
+const storeFile = join(home, `works-${store}.json`);
+const storeCached =
+  cached && existsSync(storeFile) ? (JSON.parse(readFileSync(storeFile, "utf8")) as { worksSeconds: number }) : null;
+console.error(
+  `[facets-scale] ${cached ? "reusing" : "loading"} ${home} (works in ${store}${storeCached ? ", reused" : ""})`,
+);
 const source = await loadScaleSource({ sources: 300, queries: 1, workDir });
 let node: OpenSearchNode | undefined;
 const engine: SearchEngine =
@@ -253,18 +266,28 @@ const engine: SearchEngine =
         return createOpenSearchEngine({ url: node.url, indexPrefix: "facets-scale-", bulkBatchSize: LOAD_BULK });
       })();
 const embedder = await openEmbedder(config);
-const db = await openPglite(join(home, "pglite"), FEATURE_PROJECTORS);
+let server: PostgresServer | undefined;
+const db: Db =
+  store === "pglite"
+    ? await openPglite(join(home, "pglite"), FEATURE_PROJECTORS)
+    : await (async () => {
+        server = await startPostgresServer({
+          dataDir: join(home, "postgres"),
+          component: readComponent("postgres", cacheDirFrom(process.env)),
+        });
+        return openPostgres(server.url, FEATURE_PROJECTORS, 4);
+      })();
 const loadBefore = loadavg()[0]!;
+/** the first chunk of each work, as the load generates it (the works' source) */
+const firstChunks: ChunkRecord[] = [];
 /**
  * The load: generated vectors (no embedding model) straight through the adapter's bulk path, the next batches generated
  * while the engine writes (LOAD_IN_FLIGHT bulk calls at once on OpenSearch, one on the embedded engine), on OpenSearch
- * an asynchronous translog while loading and commit's force-merge into one segment at the end; then the works, written
- * to PGlite as ingestion writes them (the first chunk of each).
+ * an asynchronous translog while loading and commit's force-merge into one segment at the end.
  */
-async function load(): Promise<Loaded> {
-  let started = performance.now();
+async function loadIndex(): Promise<number> {
+  const started = performance.now();
   await engine.ensureIndex(SCALE_INDEX, source.dims);
-  const firstChunks: ChunkRecord[] = [];
   const inFlight = new Set<Promise<void>>();
   const most = engineKind === "opensearch" ? LOAD_IN_FLIGHT : 1;
   const withMetadata: SearchEngine = {
@@ -284,8 +307,26 @@ async function load(): Promise<Loaded> {
   await loadSettings(node, "async");
   await indexGenerated(withMetadata, source, chunks, new ExactTopTen(source.vectors, source.dims));
   await loadSettings(node, "request");
-  const indexSeconds = Math.round((performance.now() - started) / 100) / 10;
-  started = performance.now();
+  return Math.round((performance.now() - started) / 100) / 10;
+}
+
+/** The generated works' first chunks again, without indexing (the index was loaded by an earlier run). */
+async function generateFirstChunks(): Promise<void> {
+  const collect: SearchEngine = {
+    ...engine,
+    indexChunks: async (_index, batch) => {
+      for (const c of batch.map((c) => facetMetadata({ ...c, vector: undefined })))
+        if (c.metadata.chunk_index === 0) firstChunks.push(c);
+    },
+    commit: async () => {},
+  };
+  await indexGenerated(collect, source, chunks, new ExactTopTen(source.vectors, source.dims));
+}
+
+/** The works, written to the store as ingestion writes them (the first chunk of each): seconds taken. */
+async function loadWorks(): Promise<{ worksSeconds: number; someone: Authorship; works: number }> {
+  if (firstChunks.length === 0) await generateFirstChunks();
+  const started = performance.now();
   const works = firstChunks.map((c) =>
     workOfDocument(
       { doc_id: c.metadata.doc_id, title: null, sections: [], metadata: c.metadata as DocumentMetadata },
@@ -295,16 +336,26 @@ async function load(): Promise<Loaded> {
   firstChunks.length = 0;
   await replaceWorks(db, manifestKey(engineKind!, SCALE_INDEX), works);
   const worksSeconds = Math.round((performance.now() - started) / 100) / 10;
-  console.error(`[facets-scale] ${engineKind}: indexed in ${indexSeconds} s, works written in ${worksSeconds} s`);
+  console.error(`[facets-scale] ${engineKind}: works written to ${store} in ${worksSeconds} s`);
+  writeFileSync(storeFile, JSON.stringify({ worksSeconds }));
   const someone = works.find((w) => w.fields.authorships[0]?.id)!.fields.authorships[0]!;
-  const loaded: Loaded = { indexSeconds, worksSeconds, works: works.length, someone };
-  writeFileSync(loadedFile, JSON.stringify(loaded));
-  return loaded;
+  return { worksSeconds, someone, works: works.length };
+}
+
+/** The index (loaded once a size and kind) and the store's works (written once a store), each reused when kept. */
+async function load(): Promise<Loaded & { worksSeconds: number }> {
+  if (cached && storeCached) return { ...cached, ...storeCached };
+  const indexSeconds = cached ? cached.indexSeconds : await loadIndex();
+  if (!cached) console.error(`[facets-scale] ${engineKind}: indexed in ${indexSeconds} s`);
+  const written = await loadWorks();
+  const loaded: Loaded = { indexSeconds, works: written.works, someone: written.someone };
+  if (!cached) writeFileSync(loadedFile, JSON.stringify(loaded));
+  return { ...loaded, worksSeconds: written.worksSeconds };
 }
 
 try {
   await migrate(db, PROJECTION_READ_MODELS);
-  const { indexSeconds, worksSeconds, works: workCount, someone } = cached ?? (await load());
+  const { indexSeconds, worksSeconds, works: workCount, someone } = await load();
 
   const auth = UNLIMITED_BENCH_AUTH;
   const noIntegrity = async (refs: readonly unknown[]) => refs.map(() => ({ status: "none" as const, notices: [] }));
@@ -355,7 +406,9 @@ try {
     chunks,
     collection: shape,
     works: workCount,
+    store,
     cached: cached !== null,
+    storeCached: storeCached !== null,
     indexSeconds,
     worksSeconds,
     facets: {
@@ -405,5 +458,6 @@ try {
   await engine.close();
   await embedder.close();
   await node?.stop();
+  await server?.stop();
   if (args.drop) rmSync(home, { recursive: true, force: true });
 }
