@@ -36,8 +36,15 @@ export interface IndexInfo {
   binaryVectors: boolean;
 }
 
-/** Vector fields a search response needs in _source only where this adapter computes exact cosines from them. */
-export const WITHOUT_VECTORS = { excludes: [FIELD.vectorBinary, FIELD.vectorKnn] };
+/**
+ * The _source fields a row is made of (fromDocument reads these and the vectors): a search fetches only these, not the
+ * first chunk's work_facets (the aggregations' copy of its metadata) nor the fingerprint (for writes).
+ */
+const ROW_FIELDS: readonly string[] = [FIELD.chunkId, FIELD.text, FIELD.tokens, FIELD.metadata];
+/** A search's rows without their vectors. */
+export const WITHOUT_VECTORS = { includes: ROW_FIELDS };
+/** A search's rows with their vectors, where this adapter computes exact cosines from them. */
+export const WITH_VECTORS = { includes: [...ROW_FIELDS, FIELD.vectorBinary, FIELD.vectorKnn] };
 
 export interface MgetResponseBody {
   docs: Array<{ _id: string; found: boolean; _source?: Partial<ChunkDocument> }>;
