@@ -8,8 +8,8 @@
 // journal over its relevant works), and GET /authors/{id}, ?name= and /{id}/works. The load writes generated vectors
 // through the engine's bulk path (no embedding model). Usage: npm run bench:facets-scale -- --engine
 // embedded|opensearch --chunks N [--runs 20] [--slow-runs 3]
-//   [--in-flight 2] [--sparse] [--drop] [--store pglite|postgres] [--skip-check]. --sparse loads a sparse collection (BM25 only: no vectors, so no k-NN graph to
-//   build; its query is BM25), which loads 500,000 chunks in minutes; without it the collection is hybrid, as SciFact.
+//   [--in-flight 2] [--sparse] [--drop] [--store pglite|postgres] [--skip-check]. --sparse loads a sparse collection
+//   (BM25 only: no vectors, so no k-NN graph to build; its query is BM25), which loads 500,000 chunks in minutes; without it the collection is hybrid, as SciFact.
 //   The loaded index and works are kept in data/bench/facets-scale/ and reused by the next run of the same engine,
 //   size and kind (--drop removes them after the run).
 //   --store pglite|postgres: where the works and the event store live (default pglite, the embedded engine's shape;
