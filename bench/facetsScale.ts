@@ -9,7 +9,8 @@
 // through the engine's bulk path (no embedding model). Usage: npm run bench:facets-scale -- --engine
 // embedded|opensearch --chunks N [--runs 20] [--slow-runs 3]
 //   [--in-flight 2] [--sparse] [--drop] [--store pglite|postgres] [--skip-check]. --sparse loads a sparse collection
-//   (BM25 only: no vectors, so no k-NN graph to build; its query is BM25), which loads 500,000 chunks in minutes; without it the collection is hybrid, as SciFact.
+// (BM25 only: no vectors, so no k-NN graph to build; its query is BM25), which loads 500,000 chunks in minutes; without
+// it the collection is hybrid, as SciFact.
 //   The loaded index and works are kept in data/bench/facets-scale/ and reused by the next run of the same engine,
 //   size and kind (--drop removes them after the run).
 //   --store pglite|postgres: where the works and the event store live (default pglite, the embedded engine's shape;
@@ -60,7 +61,9 @@ const { values: args } = parseArgs({
     drop: { type: "boolean", default: false },
     "in-flight": { type: "string", default: "2" },
     store: { type: "string", default: "pglite" },
-    /** leaves out the check that the engine's counts equal the listed works' (it lists every work: minutes at 500,000) */
+    /**
+     * leaves out the check that the engine's counts equal the listed works' (it lists every work: minutes at 500,000)
+     */
     "skip-check": { type: "boolean", default: false },
   },
 });
@@ -396,7 +399,9 @@ async function load(): Promise<Loaded & { worksSeconds: number }> {
   return { ...loaded, worksSeconds: written.worksSeconds };
 }
 
-/** Whether the engine's counts of the six facets equal the same works listed and counted in Node (bucket for bucket). */
+/**
+ * Whether the engine's counts of the six facets equal the same works listed and counted in Node (bucket for bucket).
+ */
 async function countsEqualListed(): Promise<boolean> {
   const six = ["publication_year", "journal", "subject", "author", "article_type", "open_access"] as const;
   const listed = await engine.listDocuments(SCALE_INDEX, undefined, FACET_FIELDS);
