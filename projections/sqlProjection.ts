@@ -105,7 +105,7 @@ export interface PrefetchKeys {
 }
 
 /** Something an append does: an organization's key acting at a time (ISO) on collections. */
-interface PrefetchTouch {
+export interface PrefetchTouch {
   orgId?: string;
   keyId?: string;
   at: string;

@@ -51,7 +51,7 @@ export function quotaFromUsage(org: Pick<Organization, "limits">, usage: QueryUs
   };
 }
 
-export async function queryUsage(db: Queryable, orgId: string, now: Date): Promise<QueryUsage> {
+async function queryUsage(db: Queryable, orgId: string, now: Date): Promise<QueryUsage> {
   const iso = now.toISOString();
   const rows = await guarded("the quota store", () =>
     db.query<{ period: string; queries: number }>(
@@ -62,6 +62,20 @@ export async function queryUsage(db: Queryable, orgId: string, now: Date): Promi
   const used = (p: string) => Number(rows.find((r) => r.period === p)?.queries ?? 0);
   return { dailyUsed: used(dayPeriod(iso)), monthlyUsed: used(monthPeriod(iso)) };
 }
+
+/** Today's and this month's queries as select-list items `daily_used` and `monthly_used` (usageOfRow reads them). */
+export function usageColumns(orgId: string, now: Date, param: (value: unknown) => string): string {
+  const iso = now.toISOString();
+  const org = param(orgId);
+  return `(SELECT queries FROM proj_usage WHERE org_id = ${org} AND period = ${param(dayPeriod(iso))}) AS daily_used,
+    (SELECT queries FROM proj_usage WHERE org_id = ${org} AND period = ${param(monthPeriod(iso))}) AS monthly_used`;
+}
+
+/** The usage a row selected with usageColumns carries (no row: nothing used). */
+export const usageOfRow = (row: { daily_used?: unknown; monthly_used?: unknown }): QueryUsage => ({
+  dailyUsed: Number(row.daily_used ?? 0),
+  monthlyUsed: Number(row.monthly_used ?? 0),
+});
 
 export async function quotaStatus(db: Queryable, org: Organization, now: Date): Promise<QuotaStatus> {
   return quotaFromUsage(org, await queryUsage(db, org.id, now), now);

@@ -6,12 +6,12 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Db } from "../../eventstore/db.js";
 import type { FilterWarning } from "../../filters/warnings.js";
-import { runStreamCommand } from "../../../projections/streamCommand.js";
+import { runStreamCommandInOneRead } from "../../../projections/streamCommand.js";
 import { worksFacetsStream } from "../../domain/events.js";
 import { Rejection } from "../../domain/rejection.js";
 import { RECOMMENDED_MIN_RELEVANCE } from "../../retrieval/relevance.js";
 import type { AuthContext } from "../auth/context.js";
-import { assertQueryQuota, guarded, queryUsage, takeMinuteBudget } from "../limits/quotas.js";
+import { assertQueryQuota, guarded, takeMinuteBudget, usageColumns, usageOfRow } from "../limits/quotas.js";
 import {
   prepareRetrieval,
   rankedListRows,
@@ -130,15 +130,23 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
     return own ?? countListed(await worksOf(auth, prepared, request.query), facets, request.limit, deps.integrity);
   }
 
-  /** One query of the quota, re-checked under the append lock: the event that counts it. */
+  /**
+   * One query of the quota, re-checked under the append lock: the event that counts it. Today's and this month's
+   * queries, the append head and the usage rows the event's projection moves are read in one statement.
+   */
   async function record(auth: AuthContext, request: FacetsRequest, names: string[], requestId?: string) {
     const facetsId = randomUUID();
-    await runStreamCommand(
+    await runStreamCommandInOneRead(
       db,
       clock,
       worksFacetsStream(facetsId),
       { kind: "key", id: auth.key.id },
-      async (tx, at) => ({
+      {
+        columns: (param, at) => usageColumns(auth.org.id, at, param),
+        touches: (at) => [{ orgId: auth.org.id, keyId: auth.key.id, at: at.toISOString() }],
+        state: usageOfRow,
+      },
+      (usage, at) => ({
         version: 0,
         events: decideFacets(
           {
@@ -150,7 +158,7 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
             facets: [...request.facets],
             query: request.query !== undefined,
           },
-          { limits: auth.org.limits, usage: await queryUsage(tx, auth.org.id, at) },
+          { limits: auth.org.limits, usage },
           at,
         ),
       }),
