@@ -8,10 +8,9 @@
 // in-process; the servers' and this process's for remote) and the model's floating-point work per chunk, so a gap is
 // measured, not guessed. Prints JSON, then one readable line.
 // Usage: npm run bench:remote-embedding [-- --chunks 512] [--rounds 3] [--batch 32] [--concurrency 2]
-//        [--server llama|standin] [--build variants|portable] [--servers 1] [--threads N] [--slots 8] [--ubatch 4096]
+//        [--server llama|standin] [--build portable|variants] [--servers 1] [--threads N] [--slots 1] [--ubatch 4096]
 //        [--omp-wait passive|active] [--gguf FILE]
-// --build: llama-server's CPU-variants build (the default when provisioned: LLAMA_SERVER_CPU=variants) or the portable
-// AVX2 one; --servers N with --threads T: N servers of T compute threads each (T defaults to EMBEDDING_WORKERS), the
+// --build: llama-server's portable AVX2 build (the default) or the CPU-variants one (LLAMA_SERVER_CPU=variants); --servers N with --threads T: N servers of T compute threads each (T defaults to EMBEDDING_WORKERS), the
 // chunks dealt among them by N instances of the port, as a load balancer in front of them would; --gguf: another GGUF
 // file than the provisioned float32 one (the worst cosine to in-process says whether it keeps the vectors).
 import { readFileSync } from "node:fs";
@@ -28,7 +27,7 @@ import { cosineOfUnit, embeddingServerUrl } from "../src/embedding/remoteProtoco
 import { prepareCollection } from "../src/ingest/pipelineRules.js";
 import { loadRetractedDois } from "../src/ingest/retractions.js";
 import { startEmbeddingStandIn } from "../test/support/embeddingStandIn.js";
-import { llamaServerManifest, startLlamaServer, type LlamaServer } from "../test/support/llamaServer.js";
+import { startLlamaServer, type LlamaServer } from "../test/support/llamaServer.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -41,8 +40,9 @@ const { values: args } = parseArgs({
     servers: { type: "string", default: "1" },
     threads: { type: "string" },
     gguf: { type: "string" },
-    // llama-server: request slots, word pieces per compute step (default 512), OpenMP's waiting
-    slots: { type: "string", default: "8" },
+    // llama-server: request slots (1: one text a compute step, the cheapest on a CPU), word pieces per compute step
+    // (default 512), OpenMP's waiting
+    slots: { type: "string", default: "1" },
     ubatch: { type: "string" },
     "omp-wait": { type: "string", default: "passive" },
   },
@@ -68,15 +68,15 @@ const sample = Array.from(
 );
 
 if (args.server !== "llama" && args.server !== "standin") throw new Error("--server takes llama or standin");
-const build = (args.build ?? (llamaServerManifest().serverVariants ? "variants" : "portable")) as LlamaBuild;
+const build = (args.build ?? "portable") as LlamaBuild;
 if (build !== "variants" && build !== "portable") throw new Error("--build takes variants or portable");
 const serverCount = Number(args.servers);
 const serverThreads = Number(args.threads ?? config.embeddingWorkers);
 if (!(serverCount >= 1) || !(serverThreads >= 1)) throw new Error("--servers and --threads take a whole number >= 1");
 if (serverCount > 1 && args.server !== "llama") throw new Error("--servers takes more than 1 with --server llama only");
 process.env.EMBEDDING_STANDIN_WORKERS = String(config.embeddingWorkers);
-// llama-server: --threads compute threads (as many as in-process worker threads by default); 8 slots, whose texts it
-// computes together
+// llama-server: --threads compute threads (as many as in-process worker threads by default); --slots request slots,
+// whose texts it computes together in one step (masked attention over all of them: more work per text than one a step)
 // llama-server's own lines, from a first start at debug verbosity: the CPU backend it loaded, the instruction sets
 const systemInfo: string[] = [];
 if (args.server === "llama") {
