@@ -13,11 +13,18 @@ export const LLAMA_SERVED_MODEL = "BAAI/bge-small-en-v1.5";
 
 export interface LlamaServer {
   url: string;
+  /** the server's process id (its CPU time is read from /proc by the bench) */
+  pid: number;
+  /** what the server printed until it answered /health: its system_info line and the CPU backend it loaded */
+  startupLog: string;
   close(): Promise<void>;
 }
 
 interface LlamaManifest {
+  /** the portable build: one static binary for AVX2 CPUs */
   server: string;
+  /** the CPU-variants build, when provisioned with LLAMA_SERVER_CPU=variants: picks the CPU's best backend at start */
+  serverVariants?: string;
   gguf: string;
   args: string[];
 }
@@ -46,6 +53,12 @@ export interface LlamaServerOptions {
   ubatch?: number;
   /** added to the server's environment; OMP_WAIT_POLICY is passive unless given */
   env?: Record<string, string>;
+  /** which build runs: portable (the default) or variants (fails, naming the fix, when it was not provisioned) */
+  build?: "portable" | "variants";
+  /** another GGUF file than the provisioned one (the bench's trials of other weight types) */
+  gguf?: string;
+  /** llama-server's log verbosity (-lv); 4 prints its system_info line and the CPU backend it loaded */
+  verbosity?: number;
 }
 
 /**
@@ -54,24 +67,34 @@ export interface LlamaServerOptions {
  */
 export async function startLlamaServer(options: LlamaServerOptions = {}): Promise<LlamaServer> {
   const manifest = llamaServerManifest();
+  const binary = options.build === "variants" ? manifest.serverVariants : manifest.server;
+  if (!binary || !existsSync(binary))
+    throw new Error(
+      "llama-server's CPU-variants build is missing: run LLAMA_SERVER_CPU=variants bash scripts/provision-llama-server.sh",
+    );
   const port = await findFreePort();
   const parallel = options.parallel ?? 4;
   const threads = String(options.threads ?? 2);
   const ubatch = String(options.ubatch ?? 512);
   const args = [
-    ...["--model", manifest.gguf, ...manifest.args, "--alias", LLAMA_SERVED_MODEL],
+    ...["--model", options.gguf ?? manifest.gguf, ...manifest.args, "--alias", LLAMA_SERVED_MODEL],
     ...["--host", "127.0.0.1", "--port", String(port), "--threads", threads, "--threads-batch", threads],
     ...["--parallel", String(parallel), "--ctx-size", String(512 * parallel), "--cont-batching"],
     ...["--batch-size", ubatch, "--ubatch-size", ubatch, "--flash-attn", "off", "--no-webui"],
+    ...(options.verbosity === undefined ? [] : ["--log-verbosity", String(options.verbosity)]),
   ];
-  const child: ChildProcess = spawn(manifest.server, args, {
+  const child: ChildProcess = spawn(binary, args, {
     stdio: ["ignore", "ignore", "pipe"],
     // passive: OpenMP threads waiting at a barrier sleep rather than spin; on a shared, loaded CPU a spinning thread
     // takes the time slice its partner needs to reach the barrier (docs/measurements.md, "The remote embedding port")
     env: { ...process.env, OMP_WAIT_POLICY: "passive", ...options.env },
   });
   let log = "";
-  child.stderr!.on("data", (chunk: Buffer) => (log = (log + chunk.toString("utf8")).slice(-4000)));
+  let startupLog = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    if (startupLog.length < 64_000) startupLog += chunk.toString("utf8");
+    log = (log + chunk.toString("utf8")).slice(-4000);
+  });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -86,6 +109,8 @@ export async function startLlamaServer(options: LlamaServerOptions = {}): Promis
   }
   return {
     url,
+    pid: child.pid!,
+    startupLog,
     close: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
