@@ -36,18 +36,8 @@ export interface IndexInfo {
   binaryVectors: boolean;
 }
 
-/**
- * The source fields fromDocument reads, vectors apart: what a read of chunks asks for. A document's first chunk also
- * stores its work_facets (up to hundreds of facet keywords with authors) and every chunk its content_hash, for the
- * facets' aggregations and for writes; no read of a chunk record uses either.
- */
-const RECORD_FIELDS = [FIELD.chunkId, FIELD.text, FIELD.tokens, FIELD.metadata];
-
-/** A search's _source: the record's fields without vectors, where this adapter computes no exact cosine from them. */
-export const WITHOUT_VECTORS = { includes: RECORD_FIELDS };
-
-/** A search's _source: the record's fields and its vector (binary, or a version 1 index's k-NN field). */
-export const WITH_VECTORS = { includes: [...RECORD_FIELDS, FIELD.vectorBinary, FIELD.vectorKnn] };
+/** Vector fields a search response needs in _source only where this adapter computes exact cosines from them. */
+export const WITHOUT_VECTORS = { excludes: [FIELD.vectorBinary, FIELD.vectorKnn] };
 
 export interface MgetResponseBody {
   docs: Array<{ _id: string; found: boolean; _source?: Partial<ChunkDocument> }>;

@@ -3,7 +3,7 @@
 import type { FilterNode } from "../../../filters/ast.js";
 import { compileToOpenSearch } from "../../../filters/compileToOpenSearch.js";
 import type { ChunkMetadata, ChunkRecord, IndexStats } from "../../port.js";
-import { fromDocument, WITH_VECTORS, type ChunkDocument } from "./chunkDocuments.js";
+import { fromDocument, type ChunkDocument } from "./chunkDocuments.js";
 import { listIndexDocuments } from "./chunkScan.js";
 import type { OpenSearchContext } from "./engineContext.js";
 import { fetchChunks } from "./searchRetrievers.js";
@@ -34,7 +34,6 @@ export async function findChunks(
     {
       size: limit,
       query: { bool: { filter: [compileToOpenSearch(filter)] } },
-      _source: WITH_VECTORS,
     },
   );
   return body.hits.hits.map((hit) => fromDocument(hit._id, hit._source));

@@ -4,7 +4,7 @@ import type { OpenSearchQuery } from "../../../filters/compileToOpenSearch.js";
 import { rankCandidates, type RankCandidate } from "../../fusion.js";
 import type { ChunkRecord, SearchHit, SearchRequest } from "../../port.js";
 import { bm25QueryTerms } from "../../../text/luceneBm25.js";
-import { fromDocument, WITH_VECTORS, WITHOUT_VECTORS, type IndexInfo } from "./chunkDocuments.js";
+import { fromDocument, WITHOUT_VECTORS, type IndexInfo } from "./chunkDocuments.js";
 import { cosineFromScore, denseQuery } from "./denseScoring.js";
 import type { OpenSearchContext } from "./engineContext.js";
 import { idOf, IDS_AND_DOCUMENTS, searchBody, sparseQuery } from "./queryBuilder.js";
@@ -38,7 +38,7 @@ async function denseDuringBackfill(
 ): Promise<SearchHit[]> {
   const { name, info, req, query, filters } = search;
   const [hits, sparseHits, ceiling] = await Promise.all([
-    runSearch(ctx, name, searchBody(query, req.limit, { _source: WITH_VECTORS })),
+    runSearch(ctx, name, searchBody(query, req.limit, { _source: true })),
     bestByBm25(ctx, name, sparseQuery(req.text, [...filters, vectorPresence(info, false)]), req.limit, {
       _source: WITHOUT_VECTORS,
     }),
@@ -78,7 +78,7 @@ export async function searchDense(
     );
     return hitsOf(name, ranked, chunks);
   }
-  const hits = await runSearch(ctx, name, searchBody(query, req.limit, { _source: WITH_VECTORS }));
+  const hits = await runSearch(ctx, name, searchBody(query, req.limit, { _source: true }));
   const chunks = new Map<string, ChunkRecord>();
   const candidates = exactDenseCandidates(name, info, vector, hits, chunks);
   return hitsOf(name, rankCandidates("dense", candidates, req.limit, 0, alpha), chunks);

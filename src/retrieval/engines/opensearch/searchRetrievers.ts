@@ -3,13 +3,7 @@
 import type { OpenSearchQuery } from "../../../filters/compileToOpenSearch.js";
 import type { ChunkRecord } from "../../port.js";
 import { bm25Ceiling } from "../../../text/luceneBm25.js";
-import {
-  fromDocument,
-  WITH_VECTORS,
-  WITHOUT_VECTORS,
-  type ChunkDocument,
-  type MgetResponseBody,
-} from "./chunkDocuments.js";
+import { fromDocument, WITHOUT_VECTORS, type ChunkDocument, type MgetResponseBody } from "./chunkDocuments.js";
 import type { OpenSearchContext } from "./engineContext.js";
 import { FIELD } from "./indexMapping.js";
 import {
@@ -106,10 +100,10 @@ export async function fetchChunks(
   vectors = true,
 ): Promise<ChunkRecord[]> {
   if (ids.length === 0) return [];
-  const fields = (vectors ? WITH_VECTORS : WITHOUT_VECTORS).includes.join(",");
+  const excludes = vectors ? "" : `&_source_excludes=${WITHOUT_VECTORS.excludes.join(",")}`;
   const { body } = await ctx.call<Partial<MgetResponseBody>>(
     "POST",
-    `/${name}/_mget?realtime=false&filter_path=docs._id,docs.found,docs._source,error&_source_includes=${fields}`,
+    `/${name}/_mget?realtime=false&filter_path=docs._id,docs.found,docs._source,error${excludes}`,
     { ids },
   );
   return (body.docs ?? [])
