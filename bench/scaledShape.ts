@@ -7,11 +7,15 @@ import { REPO_ROOT, configEnvironment, type Config } from "../src/app/config.js"
 import { taskQueuePollers } from "../src/app/scaledTopology.js";
 import { startSupervisedProcess, type SupervisedProcess } from "../src/infra/supervisedProcess.js";
 
-/** A fresh database on the bench's PostgreSQL server; its URL. */
+/**
+ * A fresh database on the bench's PostgreSQL server, its URL: one of that name left by an earlier run is dropped first
+ * (another commit's schema starts from nothing).
+ */
 export async function createDatabase(serverUrl: string, name: string): Promise<string> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.query(`CREATE DATABASE ${name}`);
   } finally {
     await admin.end();

@@ -19,7 +19,6 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { loadavg } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { REPO_ROOT } from "../src/app/config.js";
 import { readComponent } from "../src/infra/components.js";
 import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
@@ -37,6 +36,7 @@ import {
   scifactChunkIds,
 } from "./scifactBench.js";
 import { indexMappingVersion, mappingVersionOf, treeCollection, writeTreeIndex } from "./treeIndexes.js";
+import { createDatabase } from "./scaledShape.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -175,21 +175,6 @@ async function liveKey(url: string): Promise<string> {
   });
   await adminPost(url, `/admin/v1/organizations/${org.id}/credits`, { amount: "1000000.00" });
   return String((await adminPost(url, `/admin/v1/organizations/${org.id}/keys`, { mode: "live" })).key);
-}
-
-/** A database of that name on the server, dropped and made anew. */
-async function freshDatabase(serverUrl: string, name: string): Promise<string> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
 }
 
 /** Sends the probe's signal and waits for its step's file. */
@@ -439,7 +424,7 @@ async function main(): Promise<void> {
     });
     for (const [i, root] of roots.entries()) {
       const tag = root === REPO_ROOT ? "this" : root;
-      const databaseUrl = await freshDatabase(postgres.url, `litsearch_bytes_${i}`);
+      const databaseUrl = await createDatabase(postgres.url, `litsearch_bytes_${i}`);
       figures.push(
         await measureTree({ tag, root, collection: collections[i]!, databaseUrl, nodeUrl: node.url, texts }),
       );

@@ -54,6 +54,7 @@ import {
   SCIFACT_COLLECTION,
   BENCH_DIR,
 } from "./scifactBench.js";
+import { createDatabase } from "./scaledShape.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -654,7 +655,7 @@ async function httpBenchmark(
     const againstDatabases = new Map<EngineFigures["engine"], string>();
     if (postgres && against)
       for (const engine of engines)
-        againstDatabases.set(engine, await freshDatabase(postgres.url, `litsearch_against_${engine}`));
+        againstDatabases.set(engine, await createDatabase(postgres.url, `litsearch_against_${engine}`));
     for (const store of stores) {
       for (const engine of engines) {
         const runs = new Map<Tree["tag"], EngineFigures[]>(trees.map((t) => [t.tag, []]));
@@ -803,21 +804,6 @@ function againstTree(commit: string): AgainstTree {
   symlinkSync(join(REPO_ROOT, "node_modules"), join(root, "node_modules"));
   installMissingDependencies(root, commit, REPO_ROOT, BENCH_DIR);
   return { commit: sha, root, remove: () => git("worktree", "remove", "--force", root) };
-}
-
-/** A database of that name on the server, dropped and made anew (another commit's schema starts from nothing). */
-async function freshDatabase(serverUrl: string, name: string): Promise<string> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
 }
 
 const median = (values: number[]): number => {

@@ -13,42 +13,14 @@ import type { CitingRow } from "../../src/usecases/works/worksReads.js";
 import type { GraphEntry } from "../../src/usecases/works/workShapes.js";
 import { freshStore, STORE_KINDS } from "../support/stores.js";
 import { UNLIMITED_BENCH_AUTH } from "../../bench/benchAuth.js";
+import { storedWork } from "../support/storedWork.js";
 
 const A = manifestKey("embedded", "c-a");
 const B = manifestKey("embedded", "c-b");
 const DATES = ["2021-03-01", "2020-07-15", "2020", null];
 
-function work(docId: string, ids: Partial<StoredWork>, date: string | null, refs: StoredWork["references"]) {
-  return {
-    docId,
-    doi: null,
-    pmid: null,
-    pmcid: null,
-    openalex: null,
-    searchable: true,
-    notices: [],
-    fields: {
-      title: docId,
-      authors: [],
-      authorships: [],
-      journal: null,
-      issn: [],
-      publisher: null,
-      publication_date: date,
-      article_type: null,
-      open_access: null,
-      license: null,
-      url: null,
-      cited_by_count: null,
-      abstract: null,
-      keywords: [],
-      mesh: [],
-    },
-    referencesRecorded: refs.length,
-    references: refs,
-    ...ids,
-  } satisfies StoredWork;
-}
+const work = (docId: string, ids: Partial<StoredWork>, date: string | null, refs: StoredWork["references"]) =>
+  storedWork(docId, ids, refs, date);
 
 /**
  * 70 works citing W1 (by OpenAlex id, DOI or both, some twice): four dates, so most tie; keys of every kind (doc_ids

@@ -12,42 +12,14 @@ import type { GraphEntry } from "../../src/usecases/works/workShapes.js";
 import type { AuthContext } from "../../src/usecases/auth/context.js";
 import { freshStore, STORE_KINDS } from "../support/stores.js";
 import { UNLIMITED_BENCH_AUTH } from "../../bench/benchAuth.js";
+import { storedWork } from "../support/storedWork.js";
 
 const A = manifestKey("embedded", "c-a");
 const B = manifestKey("embedded", "c-b");
 const ONLY_A = { ...UNLIMITED_BENCH_AUTH, key: { id: "key_a", collections: ["c-a"] } } as unknown as AuthContext;
 
-function work(docId: string, ids: Partial<StoredWork>, refs: StoredWork["references"] = []): StoredWork {
-  return {
-    docId,
-    doi: null,
-    pmid: null,
-    pmcid: null,
-    openalex: null,
-    searchable: true,
-    notices: [],
-    fields: {
-      title: docId,
-      authors: [],
-      authorships: [],
-      journal: null,
-      issn: [],
-      publisher: null,
-      publication_date: null,
-      article_type: null,
-      open_access: null,
-      license: null,
-      url: null,
-      cited_by_count: null,
-      abstract: null,
-      keywords: [],
-      mesh: [],
-    },
-    referencesRecorded: refs.length,
-    references: refs,
-    ...ids,
-  };
-}
+const work = (docId: string, ids: Partial<StoredWork>, refs: StoredWork["references"] = []) =>
+  storedWork(docId, ids, refs);
 
 /** The count as it was read before it was kept: each of the holder's entries looked up in the works table. */
 async function lookedUp(db: Db, indexKey: string, docId: string, keys: string[]): Promise<number> {
