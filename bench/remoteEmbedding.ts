@@ -10,7 +10,8 @@
 // Usage: npm run bench:remote-embedding [-- --chunks 512] [--rounds 3] [--batch 32] [--concurrency 2]
 //        [--server llama|standin] [--build portable|variants] [--servers 1] [--threads N] [--slots 1] [--ubatch 4096]
 //        [--omp-wait passive|active] [--gguf FILE]
-// --build: llama-server's portable AVX2 build (the default) or the CPU-variants one (LLAMA_SERVER_CPU=variants); --servers N with --threads T: N servers of T compute threads each (T defaults to EMBEDDING_WORKERS), the
+// --build: llama-server's portable AVX2 build (the default) or the CPU-variants one (LLAMA_SERVER_CPU=variants);
+// --servers N with --threads T: N servers of T compute threads each (T defaults to EMBEDDING_WORKERS), the
 // chunks dealt among them by N instances of the port, as a load balancer in front of them would; --gguf: another GGUF
 // file than the provisioned float32 one (the worst cosine to in-process says whether it keeps the vectors).
 import { readFileSync } from "node:fs";

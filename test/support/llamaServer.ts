@@ -70,7 +70,10 @@ export async function startLlamaServer(options: LlamaServerOptions = {}): Promis
   const binary = options.build === "variants" ? manifest.serverVariants : manifest.server;
   if (!binary || !existsSync(binary))
     throw new Error(
-      "llama-server's CPU-variants build is missing: run LLAMA_SERVER_CPU=variants bash scripts/provision-llama-server.sh",
+      options.build === "variants"
+        ? "llama-server's CPU-variants build is missing: run " +
+            "LLAMA_SERVER_CPU=variants bash scripts/provision-llama-server.sh"
+        : "llama-server is missing: run npm run provision",
     );
   const port = await findFreePort();
   const parallel = options.parallel ?? 4;
