@@ -35,19 +35,8 @@ export function runStreamCommand(
     db.transaction(
       async (tx) => {
         const at = now();
-        const { version, events } = await decide(tx, at);
-        if (events.length === 0) return [];
-        const prepared = await prepareAppend(
-          tx,
-          streamId,
-          version,
-          events,
-          { actor, ...(options.requestId ? { requestId: options.requestId } : {}) },
-          { now: at, ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}) },
-        );
-        if (prepared.duplicate) return prepared.events;
-        await projectInline(tx, db.projectors, prepared.events, "proj_", [prepared.insert]);
-        return prepared.events;
+        const idempotency = options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {};
+        return appendDecided(tx, db, streamId, actor, options, at, await decide(tx, at), idempotency);
       },
       { advisoryLock: APPEND_LOCK_KEY },
     ),
@@ -92,22 +81,34 @@ export function runStreamCommandInOneRead<Row>(
           params,
           true,
         );
-        const { version, events } = decide(read.state(row ?? {}), at);
-        if (events.length === 0) return [];
-        const prepared = await prepareAppend(
-          tx,
-          streamId,
-          version,
-          events,
-          { actor, ...(options.requestId ? { requestId: options.requestId } : {}) },
-          { now: at, head: appendHeadOf(row) },
-        );
-        if (prepared.duplicate) return prepared.events;
         const prefetched: PrefetchedRows = { keys, rows: (row?.prefetched ?? []) as PrefetchedRows["rows"] };
-        await projectInline(tx, db.projectors, prepared.events, "proj_", [prepared.insert], [], prefetched);
-        return prepared.events;
+        const decision = decide(read.state(row ?? {}), at);
+        return appendDecided(tx, db, streamId, actor, options, at, decision, { head: appendHeadOf(row) }, prefetched);
       },
       { advisoryLock: APPEND_LOCK_KEY },
     ),
   );
+}
+
+/**
+ * A decision's events appended at the version it read and projected inline, in the command's transaction (a retried
+ * command with the same key gets the first one's events, appending nothing).
+ */
+async function appendDecided(
+  tx: Queryable,
+  db: Db,
+  streamId: string,
+  actor: Actor,
+  options: { requestId?: string },
+  at: Date,
+  { version, events }: StreamDecision,
+  append: { idempotencyKey?: string; head?: ReturnType<typeof appendHeadOf> },
+  prefetched?: PrefetchedRows,
+): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
+  const metadata = { actor, ...(options.requestId ? { requestId: options.requestId } : {}) };
+  const prepared = await prepareAppend(tx, streamId, version, events, metadata, { now: at, ...append });
+  if (prepared.duplicate) return prepared.events;
+  await projectInline(tx, db.projectors, prepared.events, "proj_", [prepared.insert], [], prefetched);
+  return prepared.events;
 }
