@@ -115,7 +115,7 @@ const selectionFields = {
   }),
   collections: z
     .array(collectionName)
-    .min(1)
+    .min(1, "collections names at least one collection (or send collection)")
     .max(MAX_COLLECTIONS, `collections holds at most ${MAX_COLLECTIONS} entries`)
     .nullish()
     .meta({

@@ -56,3 +56,13 @@ describe("unknown body fields", () => {
     ).toMatchObject({ includeImages: true, includeMetadata: false, imageMaxHeight: 200, limit: 3 });
   });
 });
+
+describe("the collections a body names", () => {
+  it("an empty list is refused naming the fix, a list past five naming the limit", () => {
+    const empty = refusal(queryBody, { collections: [], query: "hair cortisol" });
+    expect([empty.status, empty.code]).toEqual([422, "VALIDATION_ERROR"]);
+    expect(empty.message).toContain("collections names at least one collection (or send collection)");
+    const many = refusal(queryBody, { collections: ["a", "b", "c", "d", "e", "f"], query: "x" });
+    expect(many.message).toContain("collections holds at most 5 entries");
+  });
+});
