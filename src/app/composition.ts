@@ -46,7 +46,7 @@ import { startTemporalDevServer, type TemporalDevServer } from "../infra/tempora
 import { readComponent } from "../infra/components.js";
 import { createApp } from "../http/app.js";
 import type Koa from "koa";
-import type { FilterPlanner } from "../usecases/search/pipeline.js";
+import type { AuthorFilterCheck, FilterPlanner, SearchDeps } from "../usecases/search/pipeline.js";
 import { loadFilterPlanner, loadJournalTable } from "../filters/planner.js";
 import { metricsBasisSentence } from "../journals/metricsBasis.js";
 import { createCatalogueService, type CatalogueService } from "../usecases/catalogue/catalogueService.js";
@@ -80,7 +80,6 @@ import type { WebhookActivityDeps } from "../../activities/webhooks.js";
 import { createWebhooks, type Webhooks } from "../usecases/webhooks/webhooks.js";
 import { deliveryProofs } from "../usecases/webhooks/deliveryProofs.js";
 import { createAlerts, type Alerts } from "../usecases/alerts/alerts.js";
-import type { SearchDeps } from "../usecases/search/pipeline.js";
 import { followAccountNotices } from "../usecases/webhooks/accountNotices.js";
 
 export interface Runtime {
@@ -405,6 +404,8 @@ export function openAlerts(
     client: () => Client;
     /** each delivered work's integrity, as every row carries it */
     integrity?: IntegrityOf;
+    /** the API process's author_id check, made when an alert is created (AlertsDeps.authorFilter) */
+    authorFilter?: AuthorFilterCheck;
   },
 ): () => Alerts {
   let alerts: Alerts | undefined;
@@ -423,6 +424,7 @@ export function openAlerts(
       deliveryWaitMs,
       publish: webhooks.publish,
       integrity: parts.integrity,
+      ...(parts.authorFilter ? { authorFilter: parts.authorFilter } : {}),
     });
     return alerts;
   };
@@ -768,7 +770,7 @@ async function startWorkflows(
   queries: Awaited<ReturnType<typeof openQueryServices>>,
 ) {
   const { address, db, engine, embedder, catalog } = infra;
-  const { accounts, retractions, integrityOf, journals, planFilters } = queries;
+  const { accounts, retractions, integrityOf, journals, planFilters, authorFilter } = queries;
   const assistedDeps = await openAssistedActivityDeps(config, {
     db,
     accounts,
@@ -792,6 +794,7 @@ async function startWorkflows(
     search: assistedDeps,
     client: () => client,
     integrity: integrityOf,
+    authorFilter,
   });
   const temporal = await connectTemporal(config, options, closers, address, {
     db,

@@ -276,14 +276,24 @@ describe.each(ENGINES)("authors on the %s engine", (engine) => {
         { facets: ["publication_year"], filters: { author_id: "https://openalex.org/A999999999" } },
         "A999999999",
       ],
+      ["/api/v1/search/assisted", { query: "hair cortisol", filters: { author_id: "A999999999" } }, "A999999999"],
+      [
+        "/api/v1/alerts",
+        { query: "hair cortisol", filters: { author_id: "0000-0002-1825-0097" } },
+        "0000-0002-1825-0097",
+      ],
     ] as const;
     for (const [path, body, id] of asked) {
       const res = await call("POST", path, { key, body: { collection: "openalex-synergy", ...body } });
       expect([res.status, res.body.error?.code], path).toEqual([404, "AUTHOR_NOT_FOUND"]);
       expect(res.body.error.message, path).toContain(id);
       expect(res.body.error.details.field, path).toBe("author_id");
+      // the way to the id, for a REST client and an agent alike
+      expect(res.body.error.message, path).toMatch(/GET \/api\/v1\/authors\?name=.*find_authors/);
     }
     expect([await dailyUsed(), await ledgerLines()]).toEqual([quota, lines]);
+    // the alert refused is not kept: none was created
+    expect((await get("/api/v1/alerts")).body.data).toEqual([]);
     // a person the key reaches, narrowed to a collection without their work: an empty answer, not a 404
     const elsewhere = await call("POST", "/api/v1/works/facets", {
       key,

@@ -150,7 +150,7 @@ async function createAlert(ctx: AlertsContext, auth: AuthContext, body: AlertReq
   resolveTargets(ctx.deps.search.catalog, auth, def.collections);
   if (def.webhookEndpointId !== null) await checkWebhookEndpoint(ctx, auth.org.id, def.webhookEndpointId);
   // what the collections hold now counts as seen: the customer already has this search for them
-  const seed = await ctx.searchNow(auth, def);
+  const seed = await ctx.searchNow(auth, def, true);
   const alertId = newAlertId();
   await runStreamCommand(ctx.db, ctx.clock, alertStream(alertId), actor, async (tx) => {
     const [count] = await tx.query<{ n: number }>(

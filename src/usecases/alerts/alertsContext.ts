@@ -13,7 +13,7 @@ import { TASK_QUEUE } from "../../../workflows/shared.js";
 import type { AuthContext } from "../auth/context.js";
 import type { IntegrityOf } from "../works/integrityRows.js";
 import type { Accounts } from "../accounts/accounts.js";
-import { retrieve, type SearchDeps } from "../search/pipeline.js";
+import { retrieve, type AuthorFilterCheck, type SearchDeps } from "../search/pipeline.js";
 import { ALERT_SEARCH_DEPTH, retiredReason, type AlertDefinition } from "./alertRules.js";
 
 export interface AlertsDeps {
@@ -28,6 +28,11 @@ export interface AlertsDeps {
   taskQueue?: string;
   /** each delivered work's integrity by the retraction rule (src/usecases/works/integrityRows.ts), as on every row */
   integrity?: IntegrityOf;
+  /**
+   * the author_id check a search makes (404 AUTHOR_NOT_FOUND for an id no reachable collection holds), made when an
+   * alert is created; its runs never make it: a person whose works left the collections is a run that finds nothing
+   */
+  authorFilter?: AuthorFilterCheck;
 }
 
 const ALERT_ID_PATTERN = /^al_[A-Za-z0-9]{24}$/;
@@ -81,9 +86,12 @@ export function alertsContext(deps: AlertsDeps) {
     }
   }
 
-  /** The rows a search of the alert finds now, best first, as a search of the key that made it. */
-  const searchNow = (auth: AuthContext, def: AlertDefinition) =>
-    retrieve(deps.search, auth, {
+  /**
+   * The rows a search of the alert finds now, best first, as a search of the key that made it. `creating`: the
+   * search that seeds a new alert, which checks its author ids as a search does.
+   */
+  const searchNow = (auth: AuthContext, def: AlertDefinition, creating = false) =>
+    retrieve(creating ? { ...deps.search, authorFilter: deps.authorFilter } : deps.search, auth, {
       collections: def.collections,
       query: def.query,
       limit: ALERT_SEARCH_DEPTH,

@@ -69,7 +69,7 @@ export function authorNotFound(id: AuthorId, alsoUnknown: readonly string[] = []
   const others = alsoUnknown.length > 0 ? `, nor by ${alsoUnknown.join(", ")}` : "";
   return (
     `no collection this key can reach holds a work by an author with ${what}${others}; ` +
-    "search by name with GET /api/v1/authors?name=… to find the author's id"
+    "find the author's id by name with GET /api/v1/authors?name=… (the MCP tool find_authors)"
   );
 }
 
