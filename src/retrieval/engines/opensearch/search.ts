@@ -24,7 +24,7 @@ export async function search(ctx: OpenSearchContext, req: SearchRequest): Promis
   const name = ctx.indexName(req.index);
   if (req.limit === 0) return [];
   const filters = req.filter ? [compileToOpenSearch(req.filter)] : [];
-  if (req.mode === "sparse") return searchSparse(ctx, name, req, filters);
+  if (req.mode === "sparse") return searchSparse(ctx, name, info, req, filters);
   const vector = queryVector(info, req);
   return req.mode === "dense"
     ? searchDense(ctx, name, info, req, vector, filters)
