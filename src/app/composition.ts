@@ -69,6 +69,7 @@ import { createWorks, type Works } from "../usecases/works/works.js";
 import {
   assistedWithIntegrity,
   integrityOfWorks,
+  noticedWorksOf,
   searchWithIntegrity,
   unlockWithIntegrity,
   type IntegrityOf,
@@ -882,6 +883,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions): Pro
         search: { catalog, engine, embedder, planFilters, readiness, retractions, authorFilter },
         db,
         integrity: integrityOf,
+        noticed: noticedWorksOf({ db, engineKind: engine.kind, retractions }),
         clock,
       }),
       catalogue,

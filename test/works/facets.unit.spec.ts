@@ -7,6 +7,7 @@ import {
   cutListCounts,
   distinctWorks,
   FACETS,
+  integrityBuckets,
   worksOfRankedList,
   type FacetDocument,
 } from "../../src/usecases/works/facetCounts.js";
@@ -215,6 +216,29 @@ describe("the integrity facet", () => {
     expect((await worksIntegrity(works, ["journal"], () => Promise.reject(new Error("not read"))))(works[0]!)).toBe(
       undefined,
     );
+  });
+
+  it("counts the works no notice names as none, beside the named works' statuses, as the listed works count", () => {
+    const listed = [
+      doc("m", "1", { doi: "10.1/a" }),
+      doc("m", "2", { doi: "10.1/b" }),
+      doc("m", "3", { pmid: "7" }),
+      doc("m", "4", { doi: "10.1/d" }),
+      doc("m", "5", {}),
+      doc("m", "6", { doi: "10.1/f" }),
+    ];
+    const status: Record<string, Integrity["status"]> = { "1": "retracted", "2": "corrected", "3": "corrected" };
+    const statusOf = (w: FacetDocument): Integrity => ({ status: status[w.metadata.doc_id] ?? "none", notices: [] });
+    // works 1 to 4 are named by some notice (4's only notice leaves it none), 5 and 6 by none
+    const named = listed.slice(0, 4).map((w) => statusOf(w).status);
+    for (const limit of [10, 2, 1])
+      expect(integrityBuckets(named, listed.length, limit), `limit ${limit}`).toEqual(
+        countFacets(listed, ["integrity"], limit, statusOf).facets.integrity,
+      );
+    expect(integrityBuckets([], 0, 10)).toEqual([]);
+    expect(integrityBuckets(["none", "none"], 2, 10)).toEqual([{ value: "none", count: 2 }]);
+    // more named works than counted: they were not all among the works counted, so the caller lists every work
+    expect(integrityBuckets(["retracted", "retracted"], 1, 10)).toBeNull();
   });
 
   it("reads the integrity of a query's 200 works in one batched call, not one per work", async () => {

@@ -137,6 +137,23 @@ function compareBuckets(a: FacetBucket, b: FacetBucket): number {
 }
 
 /**
+ * The integrity facet's buckets over `total` works counted, from the statuses of the works a notice may name (the
+ * rest are none): `limit` buckets ordered as every facet's. Null when those works are more than `total` (they were not
+ * all among the works counted), which the caller answers by listing every work.
+ */
+export function integrityBuckets(named: readonly string[], total: number, limit: number): FacetBucket[] | null {
+  const counts = new Map<string, number>();
+  for (const status of named) if (status !== "none") counts.set(status, (counts.get(status) ?? 0) + 1);
+  const flagged = [...counts.values()].reduce((sum, n) => sum + n, 0);
+  if (flagged > total) return null;
+  if (total > flagged) counts.set("none", total - flagged);
+  return [...counts]
+    .map(([value, count]): FacetBucket => ({ value, count }))
+    .sort(compareBuckets)
+    .slice(0, limit);
+}
+
+/**
  * The buckets of each facet asked for over these works (already one per work): a bucket per value, counting the
  * works having it, the `limit` largest by count, ties by value; a work without the field is in no bucket of it.
  * `integrity` gives a work's status (a work it says nothing of is `none`).

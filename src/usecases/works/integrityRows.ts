@@ -60,6 +60,40 @@ export function integrityOfWorks(deps: {
   };
 }
 
+/**
+ * The works of one collection (its works-table index key) whose integrity may be other than none, as the rule reads
+ * them (integrityOfWorks): their DOI or PMID is named by the notices a source record of the engine's collections
+ * carries, or their DOI by a list in force. Every other work of the collection is status none, so the integrity facet
+ * lists only these (a few in a thousand) where it would list every work.
+ */
+export type NoticedWorks = (indexKey: string) => Promise<WorkRef[]>;
+
+export function noticedWorksOf(deps: {
+  db: Queryable;
+  engineKind: string;
+  retractions: Pick<LiveRetractions, "lists">;
+}): NoticedWorks {
+  return async (indexKey) => {
+    const [noticed, held, lists] = await Promise.all([
+      deps.db.query<{ doi: string | null; pmid: string | null }>(
+        `SELECT doi, pmid FROM works WHERE notices <> '[]'::jsonb AND starts_with(index_key, $1)`,
+        [`${deps.engineKind}/`],
+      ),
+      deps.db.query<{ doi: string | null; pmid: string | null }>("SELECT doi, pmid FROM works WHERE index_key = $1", [
+        indexKey,
+      ]),
+      deps.retractions.lists(),
+    ]);
+    const dois = new Set(noticed.flatMap((r) => (r.doi ? [r.doi.toLowerCase()] : [])));
+    const pmids = new Set(noticed.flatMap((r) => (r.pmid ? [r.pmid] : [])));
+    const named = (doi: string | null) =>
+      doi !== null && (dois.has(doi) || lists.flagsRetracted(doi) || lists.noticesOf(doi).length > 0);
+    return held
+      .map((w) => ({ doi: w.doi ? w.doi.toLowerCase() : null, pmid: w.pmid || null }))
+      .filter((w) => named(w.doi) || (w.pmid !== null && pmids.has(w.pmid)));
+  };
+}
+
 /** The rows, each with metadata.integrity (status none for a row no source or list says anything of). */
 export async function rowsWithIntegrity<R extends { metadata: Record<string, unknown> }>(
   rows: readonly R[],

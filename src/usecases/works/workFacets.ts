@@ -20,13 +20,16 @@ import {
   type SearchDeps,
 } from "../search/pipeline.js";
 import type { Integrity } from "../../domain/integrity.js";
-import { rowsWithIntegrity, type IntegrityOf } from "./integrityRows.js";
+import { rowsWithIntegrity, type IntegrityOf, type NoticedWorks } from "./integrityRows.js";
+import type { FilterNode } from "../../filters/ast.js";
+import { manifestKey } from "../../ingest/manifest.js";
 import {
   countFacets,
   distinctWorks,
   FACET_FIELDS,
   FACET_QUERY_DEPTH_CHUNKS,
   FACET_QUERY_MAX_WORKS,
+  integrityBuckets,
   worksOfRankedList,
   cutListCounts,
   type FacetBucket,
@@ -60,8 +63,13 @@ interface WorkFacetsDeps {
   search: SearchDeps;
   db: Db;
   integrity: IntegrityOf;
+  /** the works a notice may name, by collection: without it the integrity facet lists every work counted */
+  noticed?: NoticedWorks;
   clock: () => Date;
 }
+
+/** The most works a notice may name that the integrity facet lists in one engine request; more: every work listed. */
+const MAX_NOTICED_WORKS = 10_000;
 
 export function createWorkFacets(deps: WorkFacetsDeps) {
   const { db, clock } = deps;
@@ -95,30 +103,6 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
     return distinctWorks(perCollection.flat());
   }
 
-  /**
-   * Without a query, over one collection, facets the engine counts itself (not author nor integrity): its counts over
-   * each document's first chunk (an aggregation, a per-work table) without listing the works. Null when the engine
-   * cannot answer exactly, or several collections are counted (a work two hold is counted once: by listing them).
-   */
-  async function engineCounts(
-    prepared: PreparedRetrieval,
-    facets: readonly FacetName[],
-    limit: number,
-  ): Promise<FacetCounts | null> {
-    const asked = facets.filter(isEngineFacet);
-    if (asked.length !== facets.length) return null;
-    const lists = (await targetListsOf(deps.search, prepared)).filter((l) => l.filter !== "skip");
-    if (lists.length !== 1) return null;
-    const { collection, filter } = lists[0]!;
-    const counts = await unavailableUnless(collection.name, () =>
-      deps.search.engine.facetCounts(collection.name, filter === "skip" ? undefined : filter, asked, limit),
-    );
-    // an open-access collection: every work it holds is open access, whatever its record says
-    if (counts?.facets.open_access && collection.openAccessOnly)
-      counts.facets.open_access = counts.total > 0 ? [{ value: "true", count: counts.total }] : [];
-    return counts;
-  }
-
   /** A request's counts: the engine's own where it counts them exactly, else the listed works counted in Node. */
   async function countsOf(
     auth: AuthContext,
@@ -126,7 +110,7 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
     request: FacetsRequest,
     facets: readonly FacetName[],
   ): Promise<FacetCounts> {
-    const own = request.query === undefined ? await engineCounts(prepared, facets, request.limit) : null;
+    const own = request.query === undefined ? await engineCounts(deps, prepared, facets, request.limit) : null;
     return own ?? countListed(await worksOf(auth, prepared, request.query), facets, request.limit, deps.integrity);
   }
 
@@ -213,6 +197,78 @@ export function createWorkFacets(deps: WorkFacetsDeps) {
 
 export type WorkFacets = ReturnType<typeof createWorkFacets>;
 
+/**
+ * Without a query, over one collection: the facets the engine counts itself, over each document's first chunk (an
+ * aggregation, a per-work table), and the integrity facet from the works a notice may name (integrityOver), without
+ * listing every work. Null when the engine cannot answer exactly, or several collections are counted (a work two
+ * hold is counted once: by listing them).
+ */
+async function engineCounts(
+  deps: WorkFacetsDeps,
+  prepared: PreparedRetrieval,
+  facets: readonly FacetName[],
+  limit: number,
+): Promise<FacetCounts | null> {
+  const asked = facets.filter(isEngineFacet);
+  const integrity = facets.includes("integrity");
+  if (asked.length + (integrity ? 1 : 0) !== facets.length || (integrity && !deps.noticed)) return null;
+  const lists = (await targetListsOf(deps.search, prepared)).filter((l) => l.filter !== "skip");
+  if (lists.length !== 1) return null;
+  const { collection, filter } = lists[0]!;
+  const narrowed = filter === "skip" ? undefined : filter;
+  const counts = await unavailableUnless(collection.name, () =>
+    deps.search.engine.facetCounts(collection.name, narrowed, asked, limit),
+  );
+  if (!counts) return null;
+  // an open-access collection: every work it holds is open access, whatever its record says
+  if (counts.facets.open_access && collection.openAccessOnly)
+    counts.facets.open_access = counts.total > 0 ? [{ value: "true", count: counts.total }] : [];
+  if (!integrity) return counts;
+  const buckets = await integrityOver(deps, collection.name, narrowed, counts.total, limit);
+  if (!buckets) return null;
+  return { total: counts.total, facets: ordered({ ...counts.facets, integrity: buckets }, facets) };
+}
+
+/**
+ * The integrity facet over the `total` works of one collection under a filter: only a work a notice may name can be
+ * other than none (NoticedWorks), so those the filter keeps are listed (one engine request) and given their status
+ * by the rule, as listed works are; the rest are none. Null when there are more than MAX_NOTICED_WORKS of them.
+ */
+async function integrityOver(
+  deps: WorkFacetsDeps,
+  collection: string,
+  filter: FilterNode | undefined,
+  total: number,
+  limit: number,
+): Promise<FacetBucket[] | null> {
+  const noticed = await deps.noticed!(manifestKey(deps.search.engine.kind, collection));
+  if (noticed.length > MAX_NOTICED_WORKS) return null;
+  const dois = [...new Set(noticed.flatMap((w) => (w.doi ? [w.doi] : [])))];
+  const pmids = [...new Set(noticed.flatMap((w) => (w.pmid ? [w.pmid] : [])))];
+  const named: FilterNode[] = [
+    ...(dois.length > 0 ? [{ kind: "in" as const, field: "doi", values: dois }] : []),
+    ...(pmids.length > 0 ? [{ kind: "in" as const, field: "pmid", values: pmids }] : []),
+  ];
+  let works: FacetDocument[] = [];
+  if (named.length > 0) {
+    const either: FilterNode = named.length === 1 ? named[0]! : { kind: "or", children: named };
+    const documents = await unavailableUnless(collection, () =>
+      deps.search.engine.listDocuments(
+        collection,
+        filter ? { kind: "and", children: [filter, either] } : either,
+        INTEGRITY_FIELDS,
+      ),
+    );
+    works = distinctWorks(documents.map((metadata) => ({ physical: collection, metadata })));
+  }
+  const statusOf = await worksIntegrity(works, ["integrity"], deps.integrity);
+  return integrityBuckets(
+    works.map((w) => statusOf(w)?.status ?? "none"),
+    total,
+    limit,
+  );
+}
+
 /** The listed works counted in Node (facetCounts.ts), with their integrity when that facet is asked for. */
 async function countListed(
   works: readonly FacetDocument[],
@@ -224,6 +280,16 @@ async function countListed(
 }
 
 const isEngineFacet = (facet: FacetName): facet is EngineFacet => (ENGINE_FACETS as readonly string[]).includes(facet);
+
+/** The fields the integrity rule reads of a listed work. */
+const INTEGRITY_FIELDS = ["doi", "pmid"] as const;
+
+/** The buckets in the order the facets were asked, as every count answers them. */
+function ordered(facets: FacetCounts["facets"], asked: readonly FacetName[]): FacetCounts["facets"] {
+  const out: FacetCounts["facets"] = {};
+  for (const name of asked) if (facets[name]) out[name] = facets[name];
+  return out;
+}
 
 /**
  * Each work's integrity as a row of it is given it (by its DOI or PMID: rowsWithIntegrity), read only when the
