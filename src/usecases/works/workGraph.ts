@@ -82,9 +82,11 @@ export async function citedBy(
   const { keys, work } = opened;
   const place = placeOfCursor(page.cursor, "cited-by", workKey(work));
   const identity = { doi: work.ids.doi, pmid: work.ids.pmid, openalex: work.ids.openalex };
-  // the citing works as worksOf counted them (groupRows): one per citing document unless copies were grouped
+  // the citing works as worksOf counted them (groupRows): one per citing document unless copies were grouped, which
+  // worksOf learnt while counting them (citingApart), else a count of the citing documents tells
   const held = work.citedByHeld;
-  const ungrouped = (await citingDocumentCount(ctx.db, keys, identity)) === held;
+  const apart = ctx.citingApart.get(work);
+  const ungrouped = apart ?? (await citingDocumentCount(ctx.db, keys, identity)) === held;
   let shown: CitingRow[][];
   let more: boolean;
   if (ungrouped && (place.after !== undefined || place.offset === 0)) {

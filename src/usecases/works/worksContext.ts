@@ -26,10 +26,15 @@ export interface WorksContext {
   catalog: WorksDeps["catalog"];
   /** index key -> collection name, filled as keys are scoped */
   collectionOf: Map<string, string>;
+  /**
+   * what worksOf learnt of each work it made while counting its citing works: whether no two of its citing documents
+   * share an id (then citedByHeld is their number, and a cited-by page reads them in order without grouping)
+   */
+  citingApart: WeakMap<Work, boolean>;
 }
 
 export function worksContextOf(deps: WorksDeps): WorksContext {
-  return { deps, db: deps.db, catalog: deps.catalog, collectionOf: new Map() };
+  return { deps, db: deps.db, catalog: deps.catalog, collectionOf: new Map(), citingApart: new WeakMap() };
 }
 
 /** the reachable collections' index keys, in catalogue order */
@@ -52,7 +57,7 @@ export const workKey = (w: Work) => w.ids.openalex ?? w.ids.doi ?? w.ids.pmid ??
 
 /** Rows of one work merged: the first holder in catalogue order answers each field it has, the others fill gaps. */
 export async function worksOf(
-  { deps, db, collectionOf }: WorksContext,
+  { deps, db, collectionOf, citingApart }: WorksContext,
   groups: readonly WorkRow[][],
   keys: readonly string[],
 ): Promise<Work[]> {
@@ -76,7 +81,7 @@ export async function worksOf(
       g.map((r) => r.fields[k]).find((v) => v !== null && !(Array.isArray(v) && v.length === 0)) ?? first.fields[k];
     const id = identities[i]!;
     const holder = holders[i]!;
-    return {
+    const work: Work = {
       ids: { doi: id.doi, pmid: id.pmid, pmcid: pick(g, (r) => r.pmcid), openalex: id.openalex, docId: first.docId },
       title: field("title"),
       authors: field("authors"),
@@ -95,8 +100,10 @@ export async function worksOf(
       collections: [...new Set(g.map((r) => collectionOf.get(r.indexKey)!))],
       referencesRecorded: holder.referencesRecorded,
       referencesHeld: heldRefs.get(`${holder.indexKey}\u0000${holder.docId}`) ?? 0,
-      citedByHeld: citing.get(i) ?? 0,
+      citedByHeld: citing.get(i)?.works ?? 0,
     };
+    citingApart.set(work, citing.get(i)?.apart ?? true);
+    return work;
   });
 }
 

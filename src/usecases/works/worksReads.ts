@@ -207,18 +207,24 @@ export async function citingRows(
   return found;
 }
 
+/** How many works cite an identity, and whether no two of its citing documents share an id (each is then a work). */
+interface CitedByCount {
+  works: number;
+  apart: boolean;
+}
+
 /**
  * How many works of the reachable indexes cite each identity (groupRows: copies in several collections count once),
  * by the identity's position: counted over the citing indexes where no two citing documents share an id, grouped
- * from their rows only where some do.
+ * from their rows only where some do. An identity nothing cites is absent.
  */
 export async function citedByCounts(
   db: Queryable,
   indexKeys: readonly string[],
   targets: readonly CitedIdentity[],
   group: (rows: readonly CitingRow[]) => number,
-): Promise<Map<number, number>> {
-  const counts = new Map<number, number>();
+): Promise<Map<number, CitedByCount>> {
+  const counts = new Map<number, CitedByCount>();
   if (targets.length === 0 || indexKeys.length === 0) return counts;
   const rows = await db.query<{ i: number | string; docs: number | string; apart: boolean }>(
     `WITH t AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS t(doi, pmid, openalex, i)),
@@ -231,7 +237,7 @@ export async function citedByCounts(
   );
   const shared: number[] = [];
   for (const r of rows) {
-    if (r.apart) counts.set(Number(r.i) - 1, Number(r.docs));
+    if (r.apart) counts.set(Number(r.i) - 1, { works: Number(r.docs), apart: true });
     else shared.push(Number(r.i) - 1);
   }
   if (shared.length > 0) {
@@ -240,7 +246,7 @@ export async function citedByCounts(
       indexKeys,
       shared.map((i) => targets[i]!),
     );
-    shared.forEach((i, k) => counts.set(i, group(citing.get(k) ?? [])));
+    shared.forEach((i, k) => counts.set(i, { works: group(citing.get(k) ?? []), apart: false }));
   }
   return counts;
 }
