@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareRanked, type RankedCandidate } from "../../src/retrieval/fusion.js";
-import { fetchFloor, fetchKeptRows, fetchSettles } from "../../src/retrieval/engines/opensearch/keptRows.js";
+import { fetchesIdsFirst, fetchFloor, fetchKeptRows, fetchSettles } from "../../src/retrieval/engines/opensearch/keptRows.js";
 import { documentsEnd } from "../../src/retrieval/repeats.js";
 
 const ERROR = 1e-3;
@@ -91,5 +91,15 @@ describe("the rows a hybrid search fetches for a caller that keeps fewer", () =>
       ),
       { numRuns: 1000 },
     );
+  });
+
+  it("a BM25 list fetches its ids first only when it holds 100 chunks or more beyond the caller's rows", () => {
+    // the pipeline's depths (limit + min(limit, 100)): a page of 10 or 50 rows in one request, 100 rows or a facets
+    // list of 600 chunks for 200 works in two
+    expect(fetchesIdsFirst(20, 10)).toBe(false);
+    expect(fetchesIdsFirst(100, 50)).toBe(false);
+    expect(fetchesIdsFirst(199, 100)).toBe(false);
+    expect(fetchesIdsFirst(200, 100)).toBe(true);
+    expect(fetchesIdsFirst(600, 200)).toBe(true);
   });
 });

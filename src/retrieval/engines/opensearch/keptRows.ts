@@ -38,6 +38,18 @@ export function fetchSettles(
   return unfetchedEstimates.every((estimate) => estimate + error < last);
 }
 
+/**
+ * Chunks a BM25 list must hold beyond the caller's rows before its sources are fetched after its ids (a second round
+ * trip) rather than with them: a 10-row search's list of 20 costs less in one request; a facets request's 600 chunks,
+ * of which its 200 works need about a third, cost less in two.
+ */
+const IDS_FIRST_SPARE = 100;
+
+/** Whether a BM25 list of `limit` chunks whose caller keeps `rows` fetches its ids first (see IDS_FIRST_SPARE). */
+export function fetchesIdsFirst(limit: number, rows: number): boolean {
+  return limit - rows >= IDS_FIRST_SPARE;
+}
+
 /** A hybrid search's selection for SearchRequest.keep: see fetchKeptRows. */
 interface KeptRowsSelection<Row extends { id: string; score: number }> {
   /** the rows the caller keeps after demoting repeats */

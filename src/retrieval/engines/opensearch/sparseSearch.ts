@@ -6,17 +6,17 @@ import type { ChunkRecord, SearchHit, SearchRequest } from "../../port.js";
 import { bm25QueryTerms } from "../../../text/luceneBm25.js";
 import { fromDocument, WITHOUT_VECTORS, type IndexInfo } from "./chunkDocuments.js";
 import type { OpenSearchContext } from "./engineContext.js";
-import { fetchKeptRows } from "./keptRows.js";
+import { fetchesIdsFirst, fetchKeptRows } from "./keptRows.js";
 import { documentOfHit, idOf, IDS_AND_DOCUMENTS, sparseQuery } from "./queryBuilder.js";
 import { hitsOf } from "./searchRanking.js";
 import { bestByBm25, fetchChunks, sparseCeiling } from "./searchRetrievers.js";
 
 /**
- * The `limit` best chunks by BM25 beside the query's ceiling. Without SearchRequest.keep, in one request with their
- * sources. With it, the ids, scores and documents first (doc values), then the sources of the chunks through the first
- * chunk of the `keep.rows`-th document only (BM25 scores are exact, so nothing below it can reach the caller's rows),
- * and the rest only when a chunk fetched is one the caller drops: a facets request's list of 600 chunks reads the
- * sources of the rows its 200 works need.
+ * The `limit` best chunks by BM25 beside the query's ceiling: in one request with their sources, unless the caller
+ * keeps far fewer rows than the list holds (SearchRequest.keep, fetchesIdsFirst). Then the ids, scores and documents
+ * first (doc values), then the sources of the chunks through the first chunk of the `keep.rows`-th document only (BM25
+ * scores are exact, so nothing below it can reach the caller's rows), and the rest only when a chunk fetched is one the
+ * caller drops: a facets request's list of 600 chunks reads the sources of the rows its 200 works need.
  */
 export async function searchSparse(
   ctx: OpenSearchContext,
@@ -30,7 +30,8 @@ export async function searchSparse(
   // stored, since filtering them costs the node a parse and a write of each (a third of a facets request's list)
   const vectorless = (await ctx.coverageReader.coverage(name, info)).withVectors === 0;
   const sources = vectorless ? { _source: true } : { _source: WITHOUT_VECTORS };
-  const fetch = req.keep ? IDS_AND_DOCUMENTS : sources;
+  const keep = req.keep && fetchesIdsFirst(req.limit, req.keep.rows) ? req.keep : undefined;
+  const fetch = keep ? IDS_AND_DOCUMENTS : sources;
   const [hits, ceiling] = await Promise.all([
     bestByBm25(ctx, name, query, req.limit, fetch),
     sparseCeiling(ctx, name, req.text, bm25QueryTerms(req.text)),
@@ -46,9 +47,8 @@ export async function searchSparse(
     candidates.push({ id, sparse: Math.fround(hit._score ?? 0) });
   }
   const ranked = rankCandidates("sparse", candidates, req.limit, ceiling, ctx.alpha);
-  if (!req.keep) return hitsOf(name, ranked, chunks);
+  if (!keep) return hitsOf(name, ranked, chunks);
 
-  const keep = req.keep;
   const kept = await fetchKeptRows(ranked, {
     rows: keep.rows,
     error: 0,
