@@ -93,7 +93,7 @@ export function nextConcurrency(current: number, max: number, throttled: boolean
 }
 
 /** Probe texts whose vectors a server must give as in-process does: short and long, prose and symbols. */
-const PROBE_TEXTS = [
+export const PROBE_TEXTS = [
   "Vitamin D supplementation and fracture risk in older adults: a randomized controlled trial.",
   "BRCA1 mutations (c.68_69delAG) increase the lifetime risk of breast cancer to 60-80%.",
   "Effect of statins on muscle pain",

@@ -41,6 +41,8 @@ const TEST_ONLY: Record<string, string> = {
   "src/embedding/modelManifest.ts modelManifestSchema":
     "the manifest's schema, extended by the bench's cross-encoder manifest: a bench model is not the service's " +
     "to declare",
+  "src/embedding/remoteEmbedder.ts PROBE_TEXTS":
+    "the service's probe texts, whose in-process vectors the remote-port bench for another machine carries there",
   "src/embedding/onnxEmbedder.ts EmbeddingPrecision": "the type of the fp32/int8 choice the embedding bench compares",
   "src/embedding/remoteEmbedder.ts nextConcurrency":
     "pure rule: the remote embedder's concurrency step, held by its unit test",

@@ -5,7 +5,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareRanked, type RankedCandidate } from "../../src/retrieval/fusion.js";
-import { fetchesIdsFirst, fetchFloor, fetchKeptRows, fetchSettles } from "../../src/retrieval/engines/opensearch/keptRows.js";
+import {
+  fetchesIdsFirst,
+  fetchFloor,
+  fetchKeptRows,
+  fetchSettles,
+} from "../../src/retrieval/engines/opensearch/keptRows.js";
 import { documentsEnd } from "../../src/retrieval/repeats.js";
 
 const ERROR = 1e-3;
