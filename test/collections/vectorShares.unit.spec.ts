@@ -102,4 +102,23 @@ describe("the OpenSearch adapter's coverage kept in the process", () => {
     await reader.coverage("i", info);
     expect(requests).toHaveLength(8);
   });
+
+  it("known: undefined until read, without waiting; then as kept, read again behind the caller once stale", async () => {
+    vi.useFakeTimers();
+    const state = { chunks: 8, withVectors: 0 };
+    const { call, requests } = node(state);
+    const reader = createCoverageReader(call);
+    expect(reader.known("i", info)).toBeUndefined();
+    expect(reader.known("i", info)).toBeUndefined();
+    await vi.runAllTimersAsync();
+    expect(requests).toHaveLength(2);
+    expect(reader.known("i", info)).toEqual({ chunks: 8, withVectors: 0 });
+    expect(requests).toHaveLength(2);
+    state.withVectors = 8;
+    vi.advanceTimersByTime(30_000);
+    expect(reader.known("i", info)).toEqual({ chunks: 8, withVectors: 0 });
+    await vi.runAllTimersAsync();
+    expect(reader.known("i", info)).toEqual({ chunks: 8, withVectors: 8 });
+    expect(requests).toHaveLength(4);
+  });
 });

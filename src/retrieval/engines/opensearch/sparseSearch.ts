@@ -27,8 +27,9 @@ export async function searchSparse(
 ): Promise<SearchHit[]> {
   const query = sparseQuery(req.text, filters);
   // an index none of whose chunks has a vector (a sparse collection's) has none to leave out: its sources come as
-  // stored, since filtering them costs the node a parse and a write of each (a third of a facets request's list)
-  const vectorless = (await ctx.coverageReader.coverage(name, info)).withVectors === 0;
+  // stored, since filtering them costs the node a parse and a write of each (a third of a facets request's list); the
+  // index's first search in the process does not wait to know it, and filters
+  const vectorless = ctx.coverageReader.known(name, info)?.withVectors === 0;
   const sources = vectorless ? { _source: true } : { _source: WITHOUT_VECTORS };
   const keep = req.keep && fetchesIdsFirst(req.limit, req.keep.rows) ? req.keep : undefined;
   const fetch = keep ? IDS_AND_DOCUMENTS : sources;

@@ -59,6 +59,19 @@ export function createCoverageReader(call: Call) {
       if (Date.now() - kept.at >= ttl && !reading.has(name)) void read(name, info).catch(() => undefined);
       return Promise.resolve(kept.coverage);
     },
+    /**
+     * The coverage as kept, without waiting: undefined while none is (a read starts behind the caller), for a caller
+     * with a choice that is right either way and only cheaper when it knows (a BM25 search's source filter)
+     */
+    known(name: string, info: Pick<IndexInfo, "binaryVectors">): VectorCoverage | undefined {
+      const kept = known.get(name);
+      if (kept && kept.info === info) {
+        void this.coverage(name, info);
+        return kept.coverage;
+      }
+      if (!reading.has(name)) void read(name, info).catch(() => undefined);
+      return undefined;
+    },
     /** whether some of the index's chunks have no vector yet */
     async partial(name: string, info: Pick<IndexInfo, "binaryVectors">): Promise<boolean> {
       const { chunks, withVectors } = await this.coverage(name, info);
