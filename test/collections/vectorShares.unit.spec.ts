@@ -103,7 +103,7 @@ describe("the OpenSearch adapter's coverage kept in the process", () => {
     expect(requests).toHaveLength(8);
   });
 
-  it("known: undefined until read, without waiting; then as kept, read again behind the caller once stale", async () => {
+  it("known: undefined until read, without waiting; then as kept, read again behind it once stale", async () => {
     vi.useFakeTimers();
     const state = { chunks: 8, withVectors: 0 };
     const { call, requests } = node(state);
