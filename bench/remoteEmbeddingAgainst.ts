@@ -24,8 +24,9 @@ interface Sample {
   dims: number;
   texts: string[];
   referenceIndexes: number[];
-  /** float32, little-endian, base64: the reference subset's vectors, then the probe texts' */
+  /** float32, little-endian, base64: the vectors of the texts at referenceIndexes, in their order */
   reference: string;
+  /** the same for the service's probe texts (PROBE_TEXTS) */
   probe: string;
 }
 
