@@ -65,12 +65,9 @@ export function createCoverageReader(call: Call) {
      */
     known(name: string, info: Pick<IndexInfo, "binaryVectors">): VectorCoverage | undefined {
       const kept = known.get(name);
-      if (kept && kept.info === info) {
-        void this.coverage(name, info);
-        return kept.coverage;
-      }
-      if (!reading.has(name)) void read(name, info).catch(() => undefined);
-      return undefined;
+      // coverage decides whether to read: none kept, none under way, or what is kept gone stale
+      void this.coverage(name, info).catch(() => undefined);
+      return kept && kept.info === info ? kept.coverage : undefined;
     },
     /** whether some of the index's chunks have no vector yet */
     async partial(name: string, info: Pick<IndexInfo, "binaryVectors">): Promise<boolean> {
