@@ -150,6 +150,8 @@ const TEST_ONLY: Record<string, string> = {
     "pure rule: facet counts from OpenSearch's answer, held by its unit test",
   "src/retrieval/engines/opensearch/facetAggregations.ts FacetAggregationResponse":
     "the type of OpenSearch's aggregation answer the unit test builds",
+  "src/retrieval/engines/opensearch/graphMerge.ts graphsWorthMerging":
+    "pure rule: which shards' k-NN graphs commit merges, held by its unit test",
   "src/retrieval/engines/opensearch/keptRows.ts fetchFloor":
     "pure rule: how many rows a kept-rows fetch asks for, held by its unit test",
   "src/retrieval/engines/opensearch/keptRows.ts fetchSettles":

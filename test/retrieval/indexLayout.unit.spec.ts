@@ -1,6 +1,8 @@
 // OPENSEARCH_SHARDS and OPENSEARCH_REPLICAS reach the create-index bodies: a collection's index takes both, the
-// inventory index one shard and the same replicas (losing a node must not lose the inventories either).
+// inventory index one shard and the same replicas (losing a node must not lose the inventories either). Commit's
+// merge of k-NN graphs judges each shard apart.
 import { describe, expect, it } from "vitest";
+import { graphsWorthMerging } from "../../src/retrieval/engines/opensearch/graphMerge.js";
 import {
   chunkIndexBody,
   DEFAULT_INDEX_LAYOUT,
@@ -24,5 +26,21 @@ describe("index layout", () => {
       number_of_replicas: 1,
     });
     expect(indexSettings(inventoryIndexBody(layout))).toMatchObject({ number_of_shards: 1, number_of_replicas: 1 });
+  });
+});
+
+describe("merging a k-NN index's graphs at commit", () => {
+  it("merges a shard whose segments beside its largest hold more than a fifth of it", () => {
+    expect(graphsWorthMerging([[22_000, 22_000, 22_000, 9_000]])).toBe(true);
+    expect(graphsWorthMerging([[100_000, 1_000]])).toBe(false);
+    expect(graphsWorthMerging([[100_000]])).toBe(false);
+    expect(graphsWorthMerging([])).toBe(false);
+  });
+
+  it("leaves several shards of one segment each alone, and merges when any one shard needs it", () => {
+    const merged = Array.from({ length: 8 }, () => [125_000]);
+    expect(graphsWorthMerging(merged)).toBe(false);
+    expect(graphsWorthMerging([...merged.slice(1), [60_000, 60_000]])).toBe(true);
+    expect(graphsWorthMerging([...merged.slice(1), [125_000, 3_000]])).toBe(false);
   });
 });

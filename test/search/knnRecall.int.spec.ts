@@ -191,6 +191,43 @@ describe("OpenSearch k-NN (Lucene HNSW)", () => {
     }
   }, 120_000);
 
+  it("merges each shard of a k-NN index to one segment, and leaves them so after a small upsert", async () => {
+    const url = requireComponent("opensearchUrl");
+    const prefix = `knn-shards-${process.pid}-`;
+    const sharded = createOpenSearchEngine({ url, indexPrefix: prefix, indexLayout: { shards: 3, replicas: 0 } });
+    const index = `${INDEX}-shards`;
+    const name = `${prefix}${index}`;
+    const segmentsByShard = async () => {
+      const body = (await (await fetch(`${url}/${name}/_segments`)).json()) as {
+        indices: Record<string, { shards: Record<string, Array<{ segments: Record<string, unknown> }>> }>;
+      };
+      return Object.values(body.indices[name]!.shards).map((copies) => Object.keys(copies[0]!.segments).length);
+    };
+    await sharded.ensureIndex(index, 384);
+    try {
+      for (const part of [chunks.slice(0, 100), chunks.slice(100, 200), chunks.slice(200, 300)]) {
+        await sharded.indexChunks(index, part);
+        expect((await fetch(`${url}/${name}/_refresh`, { method: "POST" })).ok).toBe(true);
+      }
+      expect((await segmentsByShard()).every((count) => count >= 3)).toBe(true);
+      await sharded.commit(index);
+      expect(await segmentsByShard()).toEqual([1, 1, 1]);
+      // three changed chunks, in one to three shards: each shard judged alone, none is merged again (taken together,
+      // the three merged segments would have looked like two thirds outside the largest)
+      await sharded.indexChunks(
+        index,
+        chunks.slice(0, 3).map((chunk) => ({ ...chunk, text: `${chunk.text} revised` })),
+      );
+      await sharded.commit(index);
+      const after = await segmentsByShard();
+      expect(after.reduce((sum, count) => sum + count, 0)).toBeGreaterThan(3);
+      expect((await sharded.stats(index)).chunks).toBe(300);
+    } finally {
+      await sharded.deleteIndex(index);
+      await sharded.close();
+    }
+  }, 120_000);
+
   it("reads a k-NN index of mapping version 1 (vectors as JSON in _source) and answers as on version 2", async () => {
     const url = requireComponent("opensearchUrl");
     const few = chunks.slice(0, 200);

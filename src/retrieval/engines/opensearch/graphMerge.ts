@@ -6,25 +6,35 @@ import type { Call } from "./transport.js";
 const MERGE_WHEN_OUTSIDE_LARGEST = 0.2;
 
 /**
- * Whether the index's graphs are worth merging into one: when the segments beside its largest hold more than
- * MERGE_WHEN_OUTSIDE_LARGEST of its documents (live and deleted). A bulk ingest's dozens of similar segments qualify;
- * an upsert of 1% does not (its small segment is merged by Lucene's own merge policy, in the background, with others).
- * Rewriting the whole index each time a quarter more has been written keeps the merging work proportional to what was
- * written (a geometric series), where merging after every commit rewrote the whole index for each small change.
+ * Whether an index's graphs are worth merging, from the sizes (live and deleted documents) of each primary shard's
+ * segments: when, in some shard, the segments beside its largest hold more than MERGE_WHEN_OUTSIDE_LARGEST of that
+ * shard's documents. A bulk ingest's dozens of similar segments qualify; an upsert of 1% does not (its small segment is
+ * merged by Lucene's own merge policy, in the background, with others). Rewriting the whole index each time a quarter
+ * more has been written keeps the merging work proportional to what was written (a geometric series), where merging
+ * after every commit rewrote the whole index for each small change. Each shard has graphs of its own, so shards are
+ * judged apart: an index of 8 shards merged into one segment each is merged, where its 8 segments taken together would
+ * look like 7/8 outside the largest and be force-merged again at every commit.
  */
-async function graphsWorthMerging(call: Call, name: string): Promise<boolean> {
+export function graphsWorthMerging(segmentSizesByShard: readonly (readonly number[])[]): boolean {
+  return segmentSizesByShard.some((sizes) => {
+    if (sizes.length <= 1) return false;
+    const total = sizes.reduce((sum, size) => sum + size, 0);
+    return total - Math.max(...sizes) > total * MERGE_WHEN_OUTSIDE_LARGEST;
+  });
+}
+
+/** Each primary shard's segment sizes (live and deleted documents), as GET _segments lists them. */
+async function segmentSizesByShard(call: Call, name: string): Promise<number[][]> {
   type Segments = Record<string, { num_docs: number; deleted_docs: number }>;
-  const { body } = await call<{ indices: Record<string, { shards: Record<string, Array<{ segments: Segments }>> }> }>(
+  type Copy = { routing?: { primary?: boolean }; segments: Segments };
+  const { body } = await call<{ indices: Record<string, { shards: Record<string, Copy[]> }> }>(
     "GET",
     `/${name}/_segments`,
   );
-  const sizes = Object.values(body.indices[name]?.shards ?? {})
-    .flatMap((copies) => copies.slice(0, 1))
-    .flatMap((copy) => Object.values(copy.segments))
-    .map((segment) => segment.num_docs + segment.deleted_docs);
-  if (sizes.length <= 1) return false;
-  const total = sizes.reduce((sum, size) => sum + size, 0);
-  return total - Math.max(...sizes) > total * MERGE_WHEN_OUTSIDE_LARGEST;
+  return Object.values(body.indices[name]?.shards ?? {}).map((copies) => {
+    const primary = copies.find((copy) => copy.routing?.primary === true) ?? copies[0];
+    return Object.values(primary?.segments ?? {}).map((segment) => segment.num_docs + segment.deleted_docs);
+  });
 }
 
 /**
@@ -54,7 +64,7 @@ async function mergeGraphs(call: Call, name: string): Promise<void> {
 
 /** Merges the index's graphs into one when graphsWorthMerging says so; answers whether it did. */
 export async function mergeGraphsIfWorthIt(call: Call, name: string): Promise<boolean> {
-  if (!(await graphsWorthMerging(call, name))) return false;
+  if (!graphsWorthMerging(await segmentSizesByShard(call, name))) return false;
   await mergeGraphs(call, name);
   return true;
 }
