@@ -8,8 +8,10 @@
 //          [--sources N]         replicate the first N SciFact abstracts (embedded here, cached) instead of the bench's
 //                                SciFact chunks (the quality benchmark's index in data/bench, built on first use)
 //          [--max-segments N]    OpenSearch: force-merge to at most N segments after indexing
-// [--ef-search N] OpenSearch k-NN: the queries' ef_search (default: the service's, efSearchFor the index's chunk count)
+// [--ef-search N] OpenSearch k-NN: the queries' ef_search (default: the service's, by the largest shard's chunks)
 //          [--heap 1g]           OpenSearch: JVM heap of the node (default: the provisioned launcher's, 1g)
+//          [--shards 1]          OpenSearch: primary shards of the index (the service's OPENSEARCH_SHARDS), each with
+//                                its own HNSW graph, walked with the same ef_search
 // [--keep] keep the built index (embedded: always cached) for the next run with the same arguments
 //          [--work-dir DIR]      default data/bench/scale
 // Without --json a readable summary comes first; the JSON line is always the last line on stdout. Progress goes to
@@ -42,6 +44,7 @@ const { values: args } = parseArgs({
     sources: { type: "string" },
     "max-segments": { type: "string" },
     heap: { type: "string" },
+    shards: { type: "string", default: "1" },
     "ef-search": { type: "string" },
     keep: { type: "boolean", default: false },
     "work-dir": { type: "string", default: join(BENCH_DIR, "scale") },
@@ -85,6 +88,7 @@ function summary(report: ScaleReport): string {
     `${report.engine} (${report.knn}), ${report.chunks} chunks from ${report.source}: indexed in ` +
       `${report.indexSeconds} s (${report.chunksPerSecond} chunks/s` +
       `${report.indexReused ? ", an earlier run" : ""})` +
+      `${report.shards === null || report.shards === 1 ? "" : ` in ${report.shards} shards`}` +
       (`${report.forceMergeSeconds === null ? "" : `, force-merged in ${report.forceMergeSeconds} s`}` +
         `${report.segments === null ? "" : `, ${report.segments} segment(s)`}, ${report.indexMB} MB`),
     `memory: ${report.memory.kind} ${report.memory.usedMB} MB` +
@@ -120,6 +124,9 @@ async function main(): Promise<void> {
   if (knn !== "auto" && knn !== "exact") throw new Error(`--knn must be auto or exact, got ${knn}`);
   if (engine === "embedded" && knn !== "auto")
     throw new Error("--knn exact is for OpenSearch: the embedded engine always searches exactly");
+  const shards = positiveInteger("shards", args.shards);
+  if (engine === "embedded" && shards !== 1)
+    throw new Error("--shards is for OpenSearch: the embedded engine has none");
   const workDir = args["work-dir"];
   const loadBefore = loadavg()[0]!;
 
@@ -139,6 +146,7 @@ async function main(): Promise<void> {
       workDir,
       knn,
       heap: args.heap,
+      shards,
       maxSegments:
         args["max-segments"] === undefined ? undefined : positiveInteger("max-segments", args["max-segments"]),
       keep: args.keep,

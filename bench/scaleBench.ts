@@ -60,7 +60,9 @@ export const scaleReportSchema = z
      * --max-segments force-merge (null when neither ran)
      */
     forceMergeSeconds: z.number().nonnegative().nullable(),
-    /** Lucene segments of the OpenSearch index as searched (null on the embedded engine) */
+    /** primary shards of the OpenSearch index, each with its own segments and graphs (null on the embedded engine) */
+    shards: z.number().int().positive().nullable(),
+    /** Lucene segments of the OpenSearch index as searched, all shards (null on the embedded engine) */
     segments: z.number().int().nonnegative().nullable(),
     indexMB: z.number().nonnegative(),
     /**
@@ -547,6 +549,7 @@ export async function measureEmbedded(
       chunks: stats.chunks,
       knn: "exact",
       forceMergeSeconds: null,
+      shards: null,
       segments: null,
       indexMB: mb(stats.bytes),
       memory: { kind: "rss", usedMB: mb(after.rss), maxMB: null },
@@ -575,6 +578,14 @@ async function jvmHeap(url: string): Promise<{ used: number; max: number }> {
   const [node] = Object.values(((await response.json()) as NodesStatsBody).nodes);
   if (!node) throw new Error("GET /_nodes/stats/jvm listed no node");
   return { used: node.jvm.mem.heap_used_in_bytes, max: node.jvm.mem.heap_max_in_bytes };
+}
+
+/** The chunks of the index's largest primary shard: what the service chooses its k-NN queries' ef_search by. */
+async function largestShardChunks(url: string, index: string): Promise<number> {
+  const response = await fetch(`${url}/_cat/shards/${index}?format=json&h=prirep,docs`);
+  if (!response.ok) throw new Error(`GET _cat/shards/${index} answered ${response.status}`);
+  const shards = (await response.json()) as Array<{ prirep: string; docs: string | null }>;
+  return Math.max(0, ...shards.filter((shard) => shard.prirep === "p").map((shard) => Number(shard.docs ?? 0)));
 }
 
 async function segmentCount(url: string, index: string): Promise<number> {
@@ -639,7 +650,9 @@ export interface OpenSearchRunOptions {
   knn: "auto" | "exact";
   /** JVM heap of the node, e.g. "1g" (default: the provisioned launcher's) */
   heap?: string;
-  /** force-merge the index to at most this many segments after indexing */
+  /** primary shards of the index (default 1) */
+  shards?: number;
+  /** force-merge the index to at most this many segments (per shard) after indexing */
   maxSegments?: number;
   /**
    * keep the node's home (and index) for the next run with the same chunks, source and mode, which then skips indexing
@@ -647,8 +660,8 @@ export interface OpenSearchRunOptions {
   keep: boolean;
   rounds: number;
   /**
-   * k-NN queries' ef_search (default efSearchFor the index's chunk count): a search-time setting, so a kept index can
-   * be measured with several
+   * k-NN queries' ef_search (default: efSearchFor the largest shard's chunks): a search-time setting, so a kept index
+   * can be measured with several
    */
   efSearch?: number;
 }
@@ -686,9 +699,11 @@ export async function runOpenSearch(
   source: ScaleSource,
   options: OpenSearchRunOptions,
 ): Promise<Omit<ScaleReport, "loadAverage">> {
+  const shards = options.shards ?? 1;
   const home = join(
     options.workDir,
-    `opensearch-${options.knn}-${chunks}-${source.name.replace(/[^a-z0-9]+/gi, "-").replace(/-$/, "")}`,
+    `opensearch-${options.knn}-${chunks}${shards === 1 ? "" : `-${shards}-shards`}-` +
+      source.name.replace(/[^a-z0-9]+/gi, "-").replace(/-$/, ""),
   );
   const builtFile = join(home, "built.json");
   let build: OpenSearchBuild | undefined;
@@ -705,7 +720,12 @@ export async function runOpenSearch(
   let node: OpenSearchNode | undefined;
   const engine = await (async () => {
     node = await startOpenSearchNode({ dataDir: home, component: nodeComponent(options), startTimeoutMs: 300_000 });
-    return createOpenSearchEngine({ url: node.url, indexPrefix: "scale-", efSearch: options.efSearch });
+    return createOpenSearchEngine({
+      url: node.url,
+      indexPrefix: "scale-",
+      efSearch: options.efSearch,
+      indexLayout: { shards, replicas: 0 },
+    });
   })();
   const indexReused = build !== undefined;
   try {
@@ -760,6 +780,7 @@ export async function runOpenSearch(
       chunksPerSecond: Math.round(chunks / Math.max(build.indexSeconds, 0.001)),
       indexReused,
       forceMergeSeconds: build.forceMergeSeconds,
+      shards,
       segments: await segmentCount(node!.url, `scale-${SCALE_INDEX}`),
       indexMB: mb(stats.bytes),
       memory: { kind: "jvm-heap", usedMB: mb(heap.used), maxMB: mb(heap.max) },
@@ -769,7 +790,10 @@ export async function runOpenSearch(
       source: source.name,
       hnsw:
         knn === "lucene-hnsw"
-          ? { ...hnswBuildParameters(), efSearch: options.efSearch ?? efSearchFor(stats.chunks) }
+          ? {
+              ...hnswBuildParameters(),
+              efSearch: options.efSearch ?? efSearchFor(await largestShardChunks(node!.url, `scale-${SCALE_INDEX}`)),
+            }
           : null,
     };
   } finally {

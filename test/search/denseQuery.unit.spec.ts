@@ -1,6 +1,6 @@
-// The k-NN query the OpenSearch adapter asks: ef_search grows with the index's chunk count unless the engine was given
-// one, and is never below k; the filter goes inside the knn clause, so Lucene applies it during the graph walk. A dense
-// score is turned back into the cosine it stands for.
+// The k-NN query the OpenSearch adapter asks: ef_search grows with the largest shard's chunks unless the engine was
+// given one, and is never below k; the filter goes inside the knn clause, so Lucene applies it during the graph walk.
+// A dense score is turned back into the cosine it stands for.
 import { describe, expect, it } from "vitest";
 import {
   DENSE_SCORE_COSINE_ERROR,
@@ -10,11 +10,11 @@ import {
 } from "../../src/retrieval/engines/opensearch/denseScoring.js";
 
 const vector = Float32Array.from([0.6, 0.8]);
-/** the service's ef_search and a small index's, read through the rule that picks them */
+/** the service's ef_search and a small graph's, read through the rule that picks them */
 const HNSW_EF_SEARCH = efSearchFor(undefined);
-const SMALL_INDEX_EF_SEARCH = efSearchFor(0);
-/** the size up to which an index is small (denseScoring.ts says why) */
-const SMALL_INDEX_CHUNKS = 100_000;
+const SMALL_GRAPH_EF_SEARCH = efSearchFor(0);
+/** the shard size up to which a graph is small (denseScoring.ts says why) */
+const SMALL_GRAPH_CHUNKS = 150_000;
 const filter = { range: { "metadata.publication_date": { gte: "2016" } } };
 
 function knnClause(query: Record<string, unknown>): Record<string, unknown> {
@@ -34,14 +34,16 @@ describe("dense k-NN query", () => {
     });
   });
 
-  it("searches indexes up to SMALL_INDEX_CHUNKS with the smaller ef_search, larger or uncounted the larger", () => {
-    expect([SMALL_INDEX_EF_SEARCH, HNSW_EF_SEARCH]).toEqual([400, 800]);
-    expect(efSearchFor(10_144)).toBe(SMALL_INDEX_EF_SEARCH);
-    expect(efSearchFor(SMALL_INDEX_CHUNKS)).toBe(SMALL_INDEX_EF_SEARCH);
-    expect(efSearchFor(SMALL_INDEX_CHUNKS + 1)).toBe(HNSW_EF_SEARCH);
+  it("searches shards up to SMALL_GRAPH_CHUNKS with the smaller ef_search, larger or uncounted the larger", () => {
+    expect([SMALL_GRAPH_EF_SEARCH, HNSW_EF_SEARCH]).toEqual([400, 800]);
+    expect(efSearchFor(10_144)).toBe(SMALL_GRAPH_EF_SEARCH);
+    expect(efSearchFor(SMALL_GRAPH_CHUNKS)).toBe(SMALL_GRAPH_EF_SEARCH);
+    expect(efSearchFor(SMALL_GRAPH_CHUNKS + 1)).toBe(HNSW_EF_SEARCH);
+    // a million chunks in 8 shards of 125,000: each graph is small
+    expect(efSearchFor(125_000)).toBe(SMALL_GRAPH_EF_SEARCH);
     expect(efSearchFor(undefined)).toBe(HNSW_EF_SEARCH);
     expect(knnClause(denseQuery(vector, "knn", [], 100, efSearchFor(0)))).toMatchObject({
-      method_parameters: { ef_search: SMALL_INDEX_EF_SEARCH },
+      method_parameters: { ef_search: SMALL_GRAPH_EF_SEARCH },
     });
   });
 

@@ -63,27 +63,30 @@ function vectorField(storage: VectorStorage): string {
 }
 
 /**
- * HNSW candidate list size at search time (Lucene engine) for the largest indexes; never below k. Measured with
+ * HNSW candidate list size at search time (Lucene engine) for the largest graphs; never below k. Measured with
  * bench:scale on one merged segment of 500,000 chunks (m 16, ef_construction 128), dense recall@10 against exact and
  * dense p50: ef_search 100 0.857 at 4.8 ms, 400 0.935 at 5.0 ms, 800 0.949 at 6.8 ms, 1600 0.965 at 12.1 ms (filtered
  * dense 25 ms). Past 800 each doubling buys about 0.015 of recall for twice the time, so 800 is the last step that
  * costs little. What is left tracks the copies per source rather than the size: the generated 500,000 are 49 jittered
  * copies of each SciFact chunk, and 50,000 made as 50 copies of 1,000 abstracts give 0.910 at 800, tight clusters that
  * HNSW graphs are known to link poorly (apache/lucene#13611); docs/measurements.md's scale section has the figures.
+ * Smaller graphs are the lever that reaches 0.98: OPENSEARCH_SHARDS splits an index into graphs of their own.
  */
 const HNSW_EF_SEARCH = 800;
 
 /**
- * Indexes up to this many chunks search with SMALL_INDEX_EF_SEARCH: at 100,000 chunks ef_search 400 gave dense
- * recall@10 1.000 (200: 0.997); on SciFact (10,144 chunks) hybrid top 10 (ids and scores) at 400 equals 800's on 100
- * of 100 queries (200: 98), dense recall@100 0.998, for a k-NN search costing the node about two thirds of 800's.
+ * Graphs (an index's shards) up to this many chunks search with SMALL_GRAPH_EF_SEARCH. One graph of 150,000 chunks:
+ * ef_search 400 gave dense recall@10 0.997 (filtered 0.999); a million chunks in 8 shards of 125,000: 400 gave 0.994
+ * (0.997) at hybrid p50 41 ms, where 800 gave 1.000 at 61 ms; 100,000 chunks: 400 gave 1.000 (200: 0.997). On SciFact
+ * (10,144 chunks) hybrid top 10 (ids and scores) at 400 equals 800's on 100 of 100 queries (200: 98), dense
+ * recall@100 0.998, for a k-NN search costing the node about two thirds of 800's.
  */
-const SMALL_INDEX_CHUNKS = 100_000;
-const SMALL_INDEX_EF_SEARCH = 400;
+const SMALL_GRAPH_CHUNKS = 150_000;
+const SMALL_GRAPH_EF_SEARCH = 400;
 
-/** The ef_search of an index holding this many chunks (unknown: the large indexes' setting). */
-export function efSearchFor(chunks: number | undefined): number {
-  return chunks !== undefined && chunks <= SMALL_INDEX_CHUNKS ? SMALL_INDEX_EF_SEARCH : HNSW_EF_SEARCH;
+/** The ef_search of an index whose largest shard holds this many chunks (unknown: the large graphs' setting). */
+export function efSearchFor(chunksPerShard: number | undefined): number {
+  return chunksPerShard !== undefined && chunksPerShard <= SMALL_GRAPH_CHUNKS ? SMALL_GRAPH_EF_SEARCH : HNSW_EF_SEARCH;
 }
 
 /**

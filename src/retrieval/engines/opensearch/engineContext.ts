@@ -49,7 +49,10 @@ export interface OpenSearchContext {
   readonly inventories: InventoryStore;
   /** collection index names whose chunks changed since their last commit */
   readonly changedSinceCommit: Set<string>;
-  /** by collection index name: its chunk count as last read, which chooses its k-NN queries' ef_search */
+  /**
+   * by collection index name: the chunks of its largest primary shard (one HNSW graph each once merged) as last read,
+   * which chooses its k-NN queries' ef_search
+   */
   readonly chunkCounts: Map<string, ChunkCount>;
   readonly coverageReader: ReturnType<typeof createCoverageReader>;
   /** the collection's index name */
@@ -97,11 +100,12 @@ function chunkIndexName(prefix: string, index: string, inventoryIndex: string): 
   return name;
 }
 
-/** By collection index name: its chunk count as last read, which chooses its k-NN queries' ef_search. */
+/** By collection index name: its largest shard's chunks as last read, which choose its k-NN queries' ef_search. */
 type ChunkCount = { chunks: number | undefined; readAt: number; reading?: Promise<void> };
 
 /**
- * The ef_search of the index's k-NN queries: the option when given, else efSearchFor its chunk count. The count is
+ * The ef_search of the index's k-NN queries: the option when given, else efSearchFor the chunks of its largest shard
+ * (each shard's graph is walked with the same ef_search, so the graph's size is what it is chosen by). The count is
  * read once (searches arriving meanwhile wait for the same read), then again in the background at most once a
  * CHUNK_COUNT_TTL_MS (an ingestion in another process grows it); a failed background read keeps the last count.
  */
@@ -204,6 +208,15 @@ export function createOpenSearchContext(options: OpenSearchEngineOptions): OpenS
     return body.count;
   }
 
+  /** The chunks of the index's largest primary shard (as of its last refresh). */
+  async function largestShardCount(name: string): Promise<number> {
+    const { body } = await call<Array<{ prirep: string; docs: string | null }>>(
+      "GET",
+      `/_cat/shards/${name}?format=json&h=prirep,docs`,
+    );
+    return Math.max(0, ...body.filter((shard) => shard.prirep === "p").map((shard) => Number(shard.docs ?? 0)));
+  }
+
   return {
     options,
     transport,
@@ -224,6 +237,6 @@ export function createOpenSearchContext(options: OpenSearchEngineOptions): OpenS
       return info;
     },
     countOf,
-    efSearchOf: efSearchReader(options.efSearch, countOf, chunkCounts),
+    efSearchOf: efSearchReader(options.efSearch, largestShardCount, chunkCounts),
   };
 }

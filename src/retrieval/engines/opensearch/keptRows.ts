@@ -1,6 +1,6 @@
-// A hybrid search whose caller keeps its best `rows` after demoting repeats (SearchRequest.keep): which candidates
-// the adapter fetches (sources and vectors, one _mget) before it knows their exact scores, and when the rows it
-// fetched settle the list.
+// A search whose caller keeps its best `rows` after demoting repeats (SearchRequest.keep): which candidates the adapter
+// fetches (sources and vectors, one _mget) before it knows their exact scores, when the rows it fetched settle the
+// list (hybrid), and when a BM25 list fetches its ids before its sources (sparse).
 import { nthDocumentEnd } from "../../repeats.js";
 
 /**
