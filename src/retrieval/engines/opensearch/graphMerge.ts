@@ -12,8 +12,8 @@ const MERGE_WHEN_OUTSIDE_LARGEST = 0.2;
  * merged by Lucene's own merge policy, in the background, with others). Rewriting the whole index each time a quarter
  * more has been written keeps the merging work proportional to what was written (a geometric series), where merging
  * after every commit rewrote the whole index for each small change. Each shard has graphs of its own, so shards are
- * judged apart: an index of 8 shards merged into one segment each is merged, where its 8 segments taken together would
- * look like 7/8 outside the largest and be force-merged again at every commit.
+ * judged apart: an index of 8 shards of one segment each is left alone, where its 8 segments taken together would look
+ * like 7/8 outside the largest and be force-merged again at every commit.
  */
 export function graphsWorthMerging(segmentSizesByShard: readonly (readonly number[])[]): boolean {
   return segmentSizesByShard.some((sizes) => {
