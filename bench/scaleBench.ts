@@ -15,7 +15,11 @@ import { readComponent, type OpenSearchComponent } from "../src/infra/components
 import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { dotProduct } from "../src/retrieval/fusion.js";
-import { efSearchFor } from "../src/retrieval/engines/opensearch/denseScoring.js";
+import {
+  efSearchFor,
+  largestPrimaryShard,
+  type ShardDocs,
+} from "../src/retrieval/engines/opensearch/denseScoring.js";
 import { chunkIndexBody, FIELD } from "../src/retrieval/engines/opensearch/indexMapping.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
 import type { ChunkRecord, RetrievalMode, SearchEngine, VectorSearchMode } from "../src/retrieval/port.js";
@@ -584,8 +588,7 @@ async function jvmHeap(url: string): Promise<{ used: number; max: number }> {
 async function largestShardChunks(url: string, index: string): Promise<number> {
   const response = await fetch(`${url}/_cat/shards/${index}?format=json&h=prirep,docs`);
   if (!response.ok) throw new Error(`GET _cat/shards/${index} answered ${response.status}`);
-  const shards = (await response.json()) as Array<{ prirep: string; docs: string | null }>;
-  return Math.max(0, ...shards.filter((shard) => shard.prirep === "p").map((shard) => Number(shard.docs ?? 0)));
+  return largestPrimaryShard((await response.json()) as ShardDocs[]);
 }
 
 async function segmentCount(url: string, index: string): Promise<number> {

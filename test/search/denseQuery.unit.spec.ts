@@ -7,6 +7,7 @@ import {
   cosineFromScore,
   denseQuery,
   efSearchFor,
+  largestPrimaryShard,
 } from "../../src/retrieval/engines/opensearch/denseScoring.js";
 
 const vector = Float32Array.from([0.6, 0.8]);
@@ -45,6 +46,19 @@ describe("dense k-NN query", () => {
     expect(knnClause(denseQuery(vector, "knn", [], 100, efSearchFor(0)))).toMatchObject({
       method_parameters: { ef_search: SMALL_GRAPH_EF_SEARCH },
     });
+  });
+
+  it("reads the largest primary shard from _cat/shards rows: replicas and unassigned shards do not count", () => {
+    const rows = [
+      { prirep: "p", docs: "124522" },
+      { prirep: "r", docs: "200000" },
+      { prirep: "p", docs: "125489" },
+      { prirep: "p", docs: null },
+    ];
+    expect(largestPrimaryShard(rows)).toBe(125_489);
+    expect(efSearchFor(largestPrimaryShard(rows))).toBe(SMALL_GRAPH_EF_SEARCH);
+    expect(largestPrimaryShard([{ prirep: "p", docs: "150001" }])).toBe(150_001);
+    expect(largestPrimaryShard([])).toBe(0);
   });
 
   it("takes the engine ef_search when one is given, still never below k", () => {

@@ -84,6 +84,17 @@ const HNSW_EF_SEARCH = 800;
 const SMALL_GRAPH_CHUNKS = 150_000;
 const SMALL_GRAPH_EF_SEARCH = 400;
 
+/** One row of `GET _cat/shards/<index>?format=json&h=prirep,docs` (docs: null while a shard is unassigned). */
+export interface ShardDocs {
+  prirep: string;
+  docs: string | null;
+}
+
+/** The chunks of an index's largest primary shard, from its `_cat/shards` rows: what efSearchFor is given. */
+export function largestPrimaryShard(shards: readonly ShardDocs[]): number {
+  return Math.max(0, ...shards.filter((shard) => shard.prirep === "p").map((shard) => Number(shard.docs ?? 0)));
+}
+
 /** The ef_search of an index whose largest shard holds this many chunks (unknown: the large graphs' setting). */
 export function efSearchFor(chunksPerShard: number | undefined): number {
   return chunksPerShard !== undefined && chunksPerShard <= SMALL_GRAPH_CHUNKS ? SMALL_GRAPH_EF_SEARCH : HNSW_EF_SEARCH;

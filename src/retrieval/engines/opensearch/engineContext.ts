@@ -4,7 +4,7 @@
 // their first argument; openSearchEngine.ts only assembles them.
 import { HYBRID_ALPHA } from "../../fusion.js";
 import type { IndexInfo } from "./chunkDocuments.js";
-import { efSearchFor } from "./denseScoring.js";
+import { efSearchFor, largestPrimaryShard, type ShardDocs } from "./denseScoring.js";
 import {
   mappingUpgradeBody,
   OPENSEARCH_MAPPING_VERSION,
@@ -210,11 +210,8 @@ export function createOpenSearchContext(options: OpenSearchEngineOptions): OpenS
 
   /** The chunks of the index's largest primary shard (as of its last refresh). */
   async function largestShardCount(name: string): Promise<number> {
-    const { body } = await call<Array<{ prirep: string; docs: string | null }>>(
-      "GET",
-      `/_cat/shards/${name}?format=json&h=prirep,docs`,
-    );
-    return Math.max(0, ...body.filter((shard) => shard.prirep === "p").map((shard) => Number(shard.docs ?? 0)));
+    const { body } = await call<ShardDocs[]>("GET", `/_cat/shards/${name}?format=json&h=prirep,docs`);
+    return largestPrimaryShard(body);
   }
 
   return {
