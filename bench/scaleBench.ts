@@ -15,11 +15,7 @@ import { readComponent, type OpenSearchComponent } from "../src/infra/components
 import { startOpenSearchNode, type OpenSearchNode } from "../src/infra/opensearchNode.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { dotProduct } from "../src/retrieval/fusion.js";
-import {
-  efSearchFor,
-  largestPrimaryShard,
-  type ShardDocs,
-} from "../src/retrieval/engines/opensearch/denseScoring.js";
+import { efSearchFor, largestPrimaryShard, type ShardDocs } from "../src/retrieval/engines/opensearch/denseScoring.js";
 import { chunkIndexBody, FIELD } from "../src/retrieval/engines/opensearch/indexMapping.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
 import type { ChunkRecord, RetrievalMode, SearchEngine, VectorSearchMode } from "../src/retrieval/port.js";
