@@ -1,10 +1,13 @@
-// Alert activities: a run's two steps (search and send the new works; end it, charged once when delivered) and the
-// start of the runs an ingestion's commit calls for. Thin: the alerts use case decides. A run's steps heartbeat, so a
-// worker killed mid-step is noticed in seconds and the step retried on another.
+// Alert activities: a run's two steps (search and send the new works; end it, charged once when delivered), the
+// start of the runs an ingestion's commit calls for, and one batch of those runs. Thin: the alerts use case decides.
+// The steps heartbeat, so a worker killed mid-step is noticed in seconds and the step retried on another.
 import { asActivity, heartbeating } from "./asActivity.js";
 import type { Alerts } from "../src/usecases/alerts/alerts.js";
+import { Context } from "@temporalio/activity";
 import type {
   AlertActivities,
+  AlertBatchInput,
+  AlertBatchOutcome,
   AlertRunInput,
   AlertRunStart,
   AlertsAfterIngestionInput,
@@ -26,11 +29,12 @@ export function createAlertActivities(deps: AlertActivityDeps): AlertActivities 
     },
     async startAlertsAfterIngestion(input: AlertsAfterIngestionInput): Promise<number> {
       if (input.counts.documentsAdded + input.counts.documentsUpdated === 0) return 0;
-      // thousands of starts take a while: it beats, so a killed worker's starts resume elsewhere within seconds
-      // (a retry skips the runs already started: each is named by its alert and the ingestion)
-      return heartbeating(() =>
-        asActivity(async () => (await deps.alerts().runAfterIngestion(input.collection, input.ingestionId)).length),
-      );
+      // a retry starts nothing new: the batches' workflow is named by the ingestion
+      return heartbeating(() => asActivity(() => deps.alerts().runAfterIngestion(input.collection, input.ingestionId)));
+    },
+    async runAlertBatch(input: AlertBatchInput): Promise<AlertBatchOutcome> {
+      const firstTry = Context.current().info.attempt === 1;
+      return heartbeating(() => asActivity(() => deps.alerts().runBatch(input, firstTry)));
     },
   };
 }

@@ -38,12 +38,46 @@ export interface AlertsAfterIngestionInput {
   counts: IngestionCounts;
 }
 
+/**
+ * The runs an ingestion's commit calls for, in batches: batch k takes the watching alerts whose ids lie from
+ * `bounds[k]` up to (not including) `bounds[k + 1]`, created by `plannedAt` (an alert made after the commit counts its
+ * works as seen already).
+ */
+export interface AlertBatchesInput {
+  ingestionId: string;
+  collection: string;
+  plannedAt: string;
+  bounds: string[];
+}
+
+export interface AlertBatchInput {
+  ingestionId: string;
+  collection: string;
+  plannedAt: string;
+  /** the batch's first alert id */
+  from: string;
+  /** the next batch's first alert id; null for the last batch */
+  to: string | null;
+}
+
+/**
+ * How a batch's runs went: delivered (a 2xx at the first attempt, charged), waiting (their own workflow waits for
+ * proof of delivery), empty (nothing new, ended free), skipped (paused, deleted, or the key can no longer pay).
+ */
+export type AlertBatchOutcome = Record<"delivered" | "waiting" | "empty" | "skipped", number>;
+
+/** One workflow per ingestion that starts alert runs, named by it: a second start of the same commit starts nothing. */
+export const alertBatchesWorkflowId = (ingestionId: string) => `alert-runs-${ingestionId}`;
+
 /** The alert steps workflows run; activities/alerts.ts implements them. */
 export interface AlertActivities {
   startAlertRun(input: AlertRunInput): Promise<AlertRunStart>;
   endAlertRun(input: { alertId: string; queryId: string; delivered: boolean }): Promise<AlertRunOutcome>;
   /**
-   * After a committed ingestion that added or changed documents: a run of each on_ingest alert watching the collection.
+   * After a committed ingestion that added or changed documents: the runs of the on_ingest alerts watching the
+   * collection, planned in batches and started as one workflow; how many alerts watch it.
    */
   startAlertsAfterIngestion(input: AlertsAfterIngestionInput): Promise<number>;
+  /** One batch of an ingestion's runs, each searched, sent, and charged when its receiver answered 2xx. */
+  runAlertBatch(input: AlertBatchInput): Promise<AlertBatchOutcome>;
 }

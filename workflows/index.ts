@@ -5,3 +5,4 @@ export { ingestionWorkflow } from "./ingestion.js";
 export { vectorBackfillWorkflow } from "./vectorBackfill.js";
 export { webhookDeliveryWorkflow } from "./webhookDelivery.js";
 export { alertRunWorkflow, alertScheduleWorkflow } from "./alertRun.js";
+export { alertBatchesWorkflow } from "./alertBatches.js";

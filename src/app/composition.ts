@@ -79,6 +79,7 @@ import { createAuthors } from "../usecases/authors/authors.js";
 import { authorFilterCheck } from "../usecases/authors/authorFilter.js";
 import type { WebhookActivityDeps } from "../../activities/webhooks.js";
 import { createWebhooks, type Webhooks } from "../usecases/webhooks/webhooks.js";
+import { createDeliveryAttempts } from "../usecases/webhooks/deliveryAttempts.js";
 import { deliveryProofs } from "../usecases/webhooks/deliveryProofs.js";
 import { createAlerts, type Alerts } from "../usecases/alerts/alerts.js";
 import { followAccountNotices } from "../usecases/webhooks/accountNotices.js";
@@ -415,7 +416,18 @@ export function openAlerts(
   return () => {
     if (alerts) return alerts;
     const client = parts.client();
-    const webhooks = createWebhooks({ db: parts.db, client, clock: parts.clock, settings: config.webhooks });
+    const w = config.webhooks;
+    const webhooks = createWebhooks({ db: parts.db, client, clock: parts.clock, settings: w });
+    // an ingestion's runs send their first attempts themselves, as the delivery workflow's attempt would; a 2xx is the
+    // run's proof of delivery, which the run itself takes (nothing else waits for it)
+    const firstAttempts = createDeliveryAttempts({
+      db: parts.db,
+      clock: parts.clock,
+      secretKey: w.secretKey,
+      allowPrivateUrls: w.allowPrivateUrls,
+      disableAfterMs: w.disableAfterMs,
+      afterSendDelayMs: w.faultAfterSendDelayMs,
+    });
     alerts = createAlerts({
       db: parts.db,
       client,
@@ -424,6 +436,7 @@ export function openAlerts(
       search: parts.search,
       deliveryWaitMs,
       publish: webhooks.publish,
+      publishNow: (firstTry) => webhooks.publishWithFirstAttempt(firstAttempts, firstTry),
       integrity: parts.integrity,
       ...(parts.authorFilter ? { authorFilter: parts.authorFilter } : {}),
     });

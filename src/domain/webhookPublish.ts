@@ -11,3 +11,16 @@ export type PublishWebhookEvent = (
   actor: Actor,
   only?: string,
 ) => Promise<unknown>;
+
+/** An event published with its first attempts sent: `delivered` when an endpoint answered 2xx. */
+export interface PublishedNow {
+  delivered: boolean;
+  /** starts the deliveries whose first attempt failed (the rest of their schedule); idempotent */
+  retryLater: () => Promise<void>;
+}
+
+/**
+ * Appends a webhook event once by its source and sends each endpoint's first attempt before it returns; null when no
+ * enabled endpoint subscribes.
+ */
+export type PublishWebhookEventNow = (...args: Parameters<PublishWebhookEvent>) => Promise<PublishedNow | null>;

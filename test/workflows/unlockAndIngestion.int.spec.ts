@@ -25,8 +25,11 @@ import type {
   UnlockInput,
 } from "../../workflows/unlockTypes.js";
 import type { BatchInput, IngestionActivities, IngestionInput, StagedSource } from "../../workflows/ingestionTypes.js";
+import { alertBatchesWorkflow } from "../../workflows/alertBatches.js";
 import type {
   AlertActivities,
+  AlertBatchInput,
+  AlertBatchOutcome,
   AlertRunInput,
   AlertRunStart,
   AlertsAfterIngestionInput,
@@ -43,6 +46,7 @@ interface Script {
   finish(input: IngestionInput): IngestionCounts;
   alerts(input: AlertsAfterIngestionInput): number;
   startRun(input: AlertRunInput, attempt: number): Promise<AlertRunStart>;
+  alertBatch(input: AlertBatchInput, attempt: number): AlertBatchOutcome;
 }
 
 const calls = {
@@ -55,6 +59,7 @@ const calls = {
   alerts: [] as AlertsAfterIngestionInput[],
   endRun: [] as { alertId: string; queryId: string; delivered: boolean }[],
   startRun: [] as AlertRunInput[],
+  alertBatch: [] as AlertBatchInput[],
 };
 let script: Script;
 
@@ -76,6 +81,10 @@ const alertStubs: Omit<AlertActivities, "endAlertRun"> = {
   startAlertRun: async (input) => {
     calls.startRun.push(input);
     return script.startRun(input, calls.startRun.length);
+  },
+  runAlertBatch: async (input) => {
+    calls.alertBatch.push(input);
+    return script.alertBatch(input, calls.alertBatch.filter((b) => b.from === input.from).length);
   },
 };
 
@@ -99,6 +108,7 @@ function given(partial: Partial<Script>): void {
     finish: () => zeroCounts(),
     alerts: () => 0,
     startRun: async () => ({ status: "empty" }),
+    alertBatch: () => ({ delivered: 0, waiting: 0, empty: 0, skipped: 0 }),
     ...partial,
   };
 }
@@ -284,5 +294,30 @@ describe("alert run workflow", () => {
     // no proof of delivery came within the wait: ended unpaid, by the delivery queue's worker
     expect(result).toBe("failed");
     expect(calls.endRun).toEqual([{ alertId: "alert", queryId: `q${runs}`, delivered: false }]);
+  }, 120_000);
+});
+
+describe("an ingestion's alert batches workflow", () => {
+  it("runs every batch once, its range ending where the next begins, retries a failed one, and sums them", async () => {
+    const bounds = Array.from({ length: 11 }, (_, k) => `al_${String(k).padStart(24, "0")}`);
+    given({
+      alertBatch: (input, attempt) => {
+        // the fourth batch's worker fails once: retried, counted once
+        if (input.from === bounds[3] && attempt === 1) throw new Error("the store did not answer");
+        return { delivered: 3, waiting: 1, empty: 1, skipped: input.to === null ? 2 : 0 };
+      },
+    });
+    runs += 1;
+    const result = await harness.env.client.workflow.execute(alertBatchesWorkflow, {
+      taskQueue: TASK_QUEUE,
+      workflowId: `alert-batches-stub-${runs}`,
+      args: [{ ingestionId: `ing-${runs}`, collection: "reef", plannedAt: "2026-12-01T00:00:00.000Z", bounds }],
+    });
+    expect(result).toEqual({ delivered: 33, waiting: 11, empty: 11, skipped: 2 });
+    const ranges = new Map(calls.alertBatch.map((b) => [b.from, b.to]));
+    expect([...ranges.keys()].sort()).toEqual(bounds);
+    for (const [k, from] of bounds.entries()) expect(ranges.get(from)).toBe(bounds[k + 1] ?? null);
+    expect(calls.alertBatch).toHaveLength(12);
+    expect(calls.alertBatch.every((b) => b.ingestionId === `ing-${runs}` && b.collection === "reef")).toBe(true);
   }, 120_000);
 });

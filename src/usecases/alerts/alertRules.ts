@@ -186,3 +186,23 @@ export function pausedMessage(reason: AlertPausedReason, lead: "Paused" | "canno
     "search. Delete it, and create an alert on a collection you can search (GET /api/v1/search/collections)."
   );
 }
+
+/**
+ * How many runs of an ingestion one batch takes: about a few seconds of work (a search, a send and a charge each), so
+ * a killed worker's batch is retried at little loss and many batches spread over the workers.
+ */
+const ALERT_BATCH_SIZE = 50;
+
+/**
+ * Where an ingestion's batches of runs begin: the first id of every `size` of the watching alerts' ids, in id order.
+ * Batch k takes the ids from bounds[k] up to (not including) bounds[k + 1], so an alert deleted or added between the
+ * plan and the batch moves no other alert to another batch.
+ */
+export function batchBounds(alertIds: readonly string[], size = ALERT_BATCH_SIZE): string[] {
+  const sorted = [...new Set(alertIds)].sort();
+  return sorted.filter((_, k) => k % size === 0);
+}
+
+/** Whether an alert id lies in the batch from `from` up to (not including) `to` (null: to the end). */
+export const inBatch = (alertId: string, from: string, to: string | null): boolean =>
+  alertId >= from && (to === null || alertId < to);

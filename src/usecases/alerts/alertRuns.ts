@@ -1,5 +1,6 @@
-// An alert's runs: started after an ingestion, then the workflow's two steps (search and send the new works; end,
-// charged once only when its delivery was proven), and a re-fetch of a run's queryId as its delivery.
+// An alert's runs: an ingestion's runs in batches (each searched, sent, and charged at once when its receiver answered
+// 2xx), a run's own workflow's two steps (search and send the new works; end, charged once only when its delivery was
+// proven), and a re-fetch of a run's queryId as its delivery.
 import { createHash } from "node:crypto";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 import { runStreamCommand } from "../../../projections/streamCommand.js";
@@ -9,17 +10,23 @@ import { chargeLines } from "../../domain/organization.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 import { ALERTS, type AlertRow, type AlertRunRow } from "./alertTables.js";
 import { alertRunWorkflow } from "../../../workflows/alertRun.js";
+import { alertBatchesWorkflow } from "../../../workflows/alertBatches.js";
 import {
+  alertBatchesWorkflowId,
   alertDeliveredSignal,
   alertRunWorkflowId,
+  type AlertBatchesInput,
+  type AlertBatchInput,
+  type AlertBatchOutcome,
   type AlertRunInput,
   type AlertRunStart,
 } from "../../../workflows/alertTypes.js";
+import type { PublishWebhookEvent, PublishWebhookEventNow } from "../../domain/webhookPublish.js";
 import { rowsWithIntegrity } from "../works/integrityRows.js";
 import type { RetrievalOutcome } from "../search/pipeline.js";
 import { loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type QueryRecord } from "../search/queryCache.js";
 import type { CachedRow } from "../../domain/resultRow.js";
-import { selectRun } from "./alertRules.js";
+import { batchBounds, inBatch, selectRun } from "./alertRules.js";
 import { workflowActor, type AlertsContext } from "./alertsContext.js";
 import { pauseRetired } from "./alertState.js";
 
@@ -57,60 +64,120 @@ function workSummary(row: CachedRow): Record<string, unknown> {
 }
 
 /**
- * How many run starts an ingestion's commit keeps in flight at once: each is one round-trip to Temporal, so one after
- * another 2,000 of them took minutes (and outlasted the activity's timeout); 32 at a time keep Temporal's frontend busy
- * without flooding it.
+ * The active on_ingest alerts watching `collection` (directly or through a meta-collection), by id; `batch`: those
+ * whose id lies in it (byte order, as batchBounds sorts) and that were made by its plan.
  */
-const RUN_STARTS_IN_FLIGHT = 32;
-
-/**
- * After an ingestion committed added or changed documents in `collection`: one run of every active on_ingest
- * alert watching it (directly or through a meta-collection), named by the ingestion so a retry starts nothing new.
- * The runs start RUN_STARTS_IN_FLIGHT at a time.
- */
-export async function runAfterIngestion(
-  ctx: AlertsContext,
-  collection: string,
-  ingestionId: string,
-): Promise<string[]> {
+async function watchingAlerts(ctx: AlertsContext, collection: string, batch?: AlertBatchInput): Promise<AlertRow[]> {
   const { deps } = ctx;
+  const inRange = batch
+    ? ` AND alert_id COLLATE "C" >= $1 AND ($2::text IS NULL OR alert_id COLLATE "C" < $2) AND created_at <= $3`
+    : "";
   const rows = (
     await ctx.db.query(
       `SELECT ${selectList(ALERTS)} FROM proj_alerts WHERE state = 'active' AND definition->>'schedule' ` +
-        "= 'on_ingest'",
+        `= 'on_ingest'${inRange}`,
+      batch ? [batch.from, batch.to, batch.plannedAt] : [],
     )
   ).map((r) => normalizeRow(ALERTS, r));
-  const watching = rows.filter((r) =>
-    r.definition.collections.some((name) => {
-      const entry = deps.search.catalog.resolveCollection(name);
-      return entry != null && deps.search.catalog.physicalMembers(entry).some((p) => p.name === collection);
-    }),
-  );
-  const trigger = `ingestion:${ingestionId}`;
-  const queryIds = watching.map((alert) => runQueryId(alert.alert_id, trigger));
-  const startOne = async (k: number): Promise<void> => {
-    const input: AlertRunInput = {
-      alertId: watching[k]!.alert_id,
-      queryId: queryIds[k]!,
-      trigger,
-      deliveryWaitMs: deps.deliveryWaitMs,
-    };
-    try {
-      await ctx.client.workflow.start(alertRunWorkflow, {
-        taskQueue: ctx.taskQueue,
-        workflowId: alertRunWorkflowId(input.queryId),
-        args: [input],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
+  return rows
+    .filter((r) => !batch || inBatch(r.alert_id, batch.from, batch.to))
+    .filter((r) =>
+      r.definition.collections.some((name) => {
+        const entry = deps.search.catalog.resolveCollection(name);
+        return entry != null && deps.search.catalog.physicalMembers(entry).some((p) => p.name === collection);
+      }),
+    )
+    .sort((x, y) => (x.alert_id < y.alert_id ? -1 : x.alert_id > y.alert_id ? 1 : 0));
+}
+
+/**
+ * After an ingestion committed added or changed documents in `collection`: one run of every active on_ingest alert
+ * watching it, named by the alert and the ingestion. The runs are planned in batches of ALERT_BATCH_SIZE and started
+ * as one workflow named by the ingestion (alertBatches.ts), so a retry starts nothing new. How many alerts watch it.
+ */
+export async function runAfterIngestion(ctx: AlertsContext, collection: string, ingestionId: string): Promise<number> {
+  const watching = await watchingAlerts(ctx, collection);
+  if (watching.length === 0) return 0;
+  const input: AlertBatchesInput = {
+    ingestionId,
+    collection,
+    plannedAt: ctx.clock().toISOString(),
+    bounds: batchBounds(watching.map((a) => a.alert_id)),
   };
+  try {
+    await ctx.client.workflow.start(alertBatchesWorkflow, {
+      taskQueue: ctx.taskQueue,
+      workflowId: alertBatchesWorkflowId(ingestionId),
+      args: [input],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  return watching.length;
+}
+
+/** Runs of one batch in flight at once: each waits on the engine, the store and its receiver in turn. */
+const BATCH_RUNS_IN_FLIGHT = 4;
+
+/**
+ * One batch of an ingestion's runs (alertBatches.ts): each run searched, recorded and sent with its first attempt made
+ * here; a run its receiver acknowledged (2xx) is charged here too. A run without that proof yet (its receiver failed,
+ * or it has no webhook and waits for a re-fetch) gets its own workflow, which waits for the proof as every run does,
+ * and only then its webhook's retries begin. A retry of the batch repeats nothing already done. `firstTry`: the
+ * batch's first execution (a crash test's pause applies to it alone).
+ */
+export async function runBatch(
+  ctx: AlertsContext,
+  batch: AlertBatchInput,
+  firstTry: boolean,
+): Promise<AlertBatchOutcome> {
+  const publishNow = ctx.deps.publishNow?.(firstTry);
+  if (!publishNow) throw new Error("alert batches need the publish with first attempts (AlertsDeps.publishNow)");
+  const alerts = await watchingAlerts(ctx, batch.collection, batch);
+  const trigger = `ingestion:${batch.ingestionId}`;
+  const outcome: AlertBatchOutcome = { delivered: 0, waiting: 0, empty: 0, skipped: 0 };
   let next = 0;
   const lane = async (): Promise<void> => {
-    while (next < watching.length) await startOne(next++);
+    while (next < alerts.length) {
+      const alert = alerts[next++]!;
+      const input: AlertRunInput = {
+        alertId: alert.alert_id,
+        queryId: runQueryId(alert.alert_id, trigger),
+        trigger,
+        deliveryWaitMs: ctx.deps.deliveryWaitMs,
+      };
+      outcome[await runNow(ctx, input, publishNow)] += 1;
+    }
   };
-  await Promise.all(Array.from({ length: Math.min(RUN_STARTS_IN_FLIGHT, watching.length) }, lane));
-  return queryIds;
+  await Promise.all(Array.from({ length: Math.min(BATCH_RUNS_IN_FLIGHT, alerts.length) }, lane));
+  return outcome;
+}
+
+/** One run of a batch, as far as it goes without waiting: delivered and charged, or left to its own workflow. */
+async function runNow(
+  ctx: AlertsContext,
+  input: AlertRunInput,
+  publishNow: PublishWebhookEventNow,
+): Promise<keyof AlertBatchOutcome> {
+  const ready = await readyRun(ctx, input);
+  if ("status" in ready) return ready.status;
+  const published = await sendRun(ctx, ready.alert, input, publishNow);
+  if (published?.delivered) {
+    await endRun(ctx, { alertId: input.alertId, queryId: input.queryId, delivered: true });
+    return "delivered";
+  }
+  // the waiter first: a retry's 2xx (or a re-fetch) then always finds it
+  try {
+    await ctx.client.workflow.start(alertRunWorkflow, {
+      taskQueue: ctx.taskQueue,
+      workflowId: alertRunWorkflowId(input.queryId),
+      args: [input],
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+  await published?.retryLater();
+  return "waiting";
 }
 
 /**
@@ -213,13 +280,21 @@ async function keepRunRecord(
   return true;
 }
 
-/** Sends the run's works as `alert.matched`, each with its integrity; published once by the run's queryId. */
-async function sendRun(ctx: AlertsContext, alert: AlertRow, input: AlertRunInput): Promise<void> {
+/**
+ * Sends the run's works as `alert.matched`, each with its integrity; published once by the run's queryId. What the
+ * publish answers.
+ */
+async function sendRun<R>(
+  ctx: AlertsContext,
+  alert: AlertRow,
+  input: AlertRunInput,
+  publish: (...args: Parameters<PublishWebhookEvent>) => Promise<R>,
+): Promise<R> {
   const { deps } = ctx;
   const def = alert.definition;
   const record = (await loadQueryRecord(ctx.db, input.queryId))!;
   const rows = deps.integrity ? await rowsWithIntegrity(record.payload.rows, deps.integrity) : record.payload.rows;
-  await deps.publish(
+  return publish(
     alert.org_id,
     "alert.matched",
     {
@@ -236,11 +311,14 @@ async function sendRun(ctx: AlertsContext, alert: AlertRow, input: AlertRunInput
 }
 
 /**
- * A run's first step: search as the alert's key, keep the works it has not seen (min_relevance, max_cost_per_run),
- * record them (seen from now on) with the run's cached query, and send them as `alert.matched`. Idempotent by the
- * run's queryId: a retried step sends the same event again, which the webhooks publish once.
+ * A run up to its send: search as the alert's key, keep the works it has not seen (min_relevance, max_cost_per_run),
+ * record them (seen from now on) with the run's cached query. Idempotent by the run's queryId: a run already recorded
+ * is not searched again. The alert when the run has works to send; else how it ended.
  */
-export async function startRun(ctx: AlertsContext, input: AlertRunInput): Promise<AlertRunStart> {
+async function readyRun(
+  ctx: AlertsContext,
+  input: AlertRunInput,
+): Promise<{ alert: AlertRow; works: number } | { status: "empty" | "skipped" }> {
   const alert = await ctx.alertRow(input.alertId);
   if (!alert) return { status: "skipped" };
   let run = await ctx.runRow(input.queryId);
@@ -253,8 +331,18 @@ export async function startRun(ctx: AlertsContext, input: AlertRunInput): Promis
   if (run.state === "empty") return { status: "empty" };
   if (run.state !== "pending") return { status: "skipped" };
   if (!(await keepRunRecord(ctx, alert, run, input.queryId, found))) return { status: "skipped" };
-  await sendRun(ctx, alert, input);
-  return { status: "sent", works: run.works.length };
+  return { alert, works: run.works.length };
+}
+
+/**
+ * A run's first step in its own workflow: the run readied (readyRun), then its works sent as `alert.matched`.
+ * Idempotent by the run's queryId: a retried step sends the same event again, which the webhooks publish once.
+ */
+export async function startRun(ctx: AlertsContext, input: AlertRunInput): Promise<AlertRunStart> {
+  const ready = await readyRun(ctx, input);
+  if ("status" in ready) return ready;
+  await sendRun(ctx, ready.alert, input, ctx.deps.publish);
+  return { status: "sent", works: ready.works };
 }
 
 /**

@@ -11,7 +11,7 @@ import { formatCredits } from "../../domain/money.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 import { ALERTS, ALERT_RUNS, type AlertRow, type AlertRunRow } from "./alertTables.js";
 import { alertScheduleWorkflow } from "../../../workflows/alertRun.js";
-import { alertScheduleId, type AlertRunInput } from "../../../workflows/alertTypes.js";
+import { alertScheduleId, type AlertBatchInput, type AlertRunInput } from "../../../workflows/alertTypes.js";
 import type { AuthContext } from "../auth/context.js";
 import { takeMinuteBudget } from "../limits/quotas.js";
 import { resolveTargets } from "../auth/keyScope.js";
@@ -25,7 +25,7 @@ import {
 } from "./alertRules.js";
 import { alertsContext, type AlertsContext, type AlertsDeps } from "./alertsContext.js";
 import { changeState, pauseForRetiredCollection } from "./alertState.js";
-import { deliveredOnRefetch, endRun, runAfterIngestion, startRun } from "./alertRuns.js";
+import { deliveredOnRefetch, endRun, runAfterIngestion, runBatch, startRun } from "./alertRuns.js";
 
 /** Why a sandbox key has no alerts (its 403). */
 export const ALERTS_SANDBOX_REASON = "an alert runs live searches on new works and is charged when delivered";
@@ -228,6 +228,7 @@ export function createAlerts(deps: AlertsDeps) {
 
     pauseForRetiredCollection: (collection: string, actor: Actor) => pauseForRetiredCollection(ctx, collection, actor),
     runAfterIngestion: (collection: string, ingestionId: string) => runAfterIngestion(ctx, collection, ingestionId),
+    runBatch: (batch: AlertBatchInput, firstTry: boolean) => runBatch(ctx, batch, firstTry),
     startRun: (input: AlertRunInput) => startRun(ctx, input),
     endRun: (input: { alertId: string; queryId: string; delivered: boolean }) => endRun(ctx, input),
     deliveredOnRefetch: (record: QueryRecord) => deliveredOnRefetch(ctx, record),

@@ -179,3 +179,5 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     },
   };
 }
+
+export type DeliveryAttempts = ReturnType<typeof createDeliveryAttempts>;

@@ -28,7 +28,7 @@ import {
   type WebhookPayload,
   type WebhookPayloadType,
 } from "../../domain/webhooks.js";
-import type { PublishWebhookEvent } from "../../domain/webhookPublish.js";
+import type { PublishedNow, PublishWebhookEvent, PublishWebhookEventNow } from "../../domain/webhookPublish.js";
 import { checkWebhookUrl, type HostLookup } from "./urlGuard.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 import {
@@ -42,6 +42,10 @@ import {
 import { TASK_QUEUE } from "../../../workflows/shared.js";
 import { webhookDeliveryWorkflow } from "../../../workflows/webhookDelivery.js";
 import { webhookWorkflowId, type WebhookDeliveryInput } from "../../../workflows/webhookTypes.js";
+import type { DeliveryAttempts } from "./deliveryAttempts.js";
+
+/** A delivery's attempt and its end, as the delivery workflow's steps make them (deliveryAttempts.ts). */
+type FirstAttempts = Pick<DeliveryAttempts, "attempt" | "end">;
 
 interface WebhookSettings {
   /** the master key endpoint secrets are derived from */
@@ -137,12 +141,14 @@ function webhooksContext(deps: WebhooksDeps) {
     return row;
   }
 
-  async function startDelivery(input: WebhookDeliveryInput): Promise<void> {
+  /** `delayMs`: its first attempt waits that long (a delivery whose first attempt was sent at publish). */
+  async function startDelivery(input: WebhookDeliveryInput, delayMs = 0): Promise<void> {
     try {
       await client.workflow.start(webhookDeliveryWorkflow, {
         taskQueue,
         workflowId: webhookWorkflowId(input.messageId, input.endpointId, input.round),
         args: [input],
+        ...(delayMs > 0 ? { startDelay: delayMs } : {}),
       });
     } catch (err) {
       // a retried publish: the delivery runs already
@@ -166,10 +172,11 @@ function checkEvents(events: string[]): string[] {
 }
 
 /**
- * Appends the event once (by its source) and starts its deliveries; nothing when no enabled endpoint subscribes.
- * `only`: to that endpoint alone, whatever it subscribes to (a test event).
+ * Appends the event once (by its source) for the organization's enabled endpoints that subscribe to `type` (`only`:
+ * to that endpoint alone, whatever it subscribes to: a test event); null when there is none. A retried append names
+ * the same event and the same endpoints.
  */
-async function publishEvent(
+async function appendEvent(
   ctx: WebhooksContext,
   orgId: string,
   type: WebhookPayloadType,
@@ -177,8 +184,8 @@ async function publishEvent(
   source: string,
   actor: Actor,
   only?: string,
-): Promise<{ eventId: string; endpointIds: string[] } | null> {
-  const { db, clock, settings } = ctx;
+): Promise<{ messageId: string; endpointIds: string[] } | null> {
+  const { db, clock } = ctx;
   const messageId = messageIdOf(source);
   const stored = await runStreamCommand(
     db,
@@ -212,17 +219,71 @@ async function publishEvent(
   );
   const created = stored.find((e) => e.type === "WebhookEventCreated");
   if (!created || created.type !== "WebhookEventCreated") return null;
-  for (const endpointId of created.data.endpointIds) {
-    await ctx.startDelivery({
-      orgId,
-      messageId,
-      endpointId,
-      retrySeconds: settings.retrySeconds,
-      firstAttempt: 1,
-      round: 0,
-    });
+  return { messageId, endpointIds: created.data.endpointIds };
+}
+
+/** Appends the event once (by its source) and starts its deliveries; nothing when no enabled endpoint subscribes. */
+async function publishEvent(
+  ctx: WebhooksContext,
+  ...args: Parameters<PublishWebhookEvent>
+): Promise<{ eventId: string; endpointIds: string[] } | null> {
+  const [orgId] = args;
+  const event = await appendEvent(ctx, ...args);
+  if (!event) return null;
+  for (const endpointId of event.endpointIds)
+    await ctx.startDelivery(firstDelivery(ctx, orgId, event.messageId, endpointId));
+  return { eventId: event.messageId, endpointIds: event.endpointIds };
+}
+
+const firstDelivery = (
+  ctx: WebhooksContext,
+  orgId: string,
+  messageId: string,
+  endpointId: string,
+): WebhookDeliveryInput => ({
+  orgId,
+  messageId,
+  endpointId,
+  retrySeconds: ctx.settings.retrySeconds,
+  firstAttempt: 1,
+  round: 0,
+});
+
+/**
+ * Appends the event once and sends its first attempt to each endpoint here, not in a delivery workflow: a 2xx ends
+ * that delivery at once, with no workflow at all, so a storm of events (an ingestion's alert runs) costs Temporal
+ * nothing when the receivers answer. An endpoint that did not answer 2xx gets its delivery workflow for the rest of
+ * the schedule (attempt 2 after the first wait) when the caller calls `retryLater`: a caller that waits for proof of
+ * delivery starts its waiter first, so the retries' 2xx always finds it. Idempotent by the source: a retried call
+ * sends no attempt that was recorded (it returns that attempt's verdict), and resends one that was not with the same
+ * webhook-id. The caller takes a 2xx as its proof of delivery (nothing else is told).
+ */
+async function publishWithFirstAttempt(
+  ctx: WebhooksContext,
+  attempts: FirstAttempts,
+  firstTry: boolean,
+  ...args: Parameters<PublishWebhookEvent>
+): Promise<PublishedNow | null> {
+  const [orgId] = args;
+  const event = await appendEvent(ctx, ...args);
+  if (!event) return null;
+  const { retrySeconds } = ctx.settings;
+  let delivered = false;
+  const retries: WebhookDeliveryInput[] = [];
+  for (const endpointId of event.endpointIds) {
+    const first = firstDelivery(ctx, orgId, event.messageId, endpointId);
+    const verdict = await attempts.attempt(first, 1, firstTry);
+    if (verdict === "delivered") delivered = true;
+    if (verdict === "failed" && retrySeconds.length > 0)
+      retries.push({ ...first, firstAttempt: 2, retrySeconds: retrySeconds.slice(1) });
+    else await attempts.end(first, verdict === "delivered" ? "delivered" : verdict === "gone" ? "cancelled" : "failed");
   }
-  return { eventId: messageId, endpointIds: created.data.endpointIds };
+  return {
+    delivered,
+    retryLater: async () => {
+      for (const retry of retries) await ctx.startDelivery(retry, retrySeconds[0]! * 1000);
+    },
+  };
 }
 
 /** A new endpoint: its events known, its URL public, at most MAX_ENDPOINTS_PER_ORG; its secret shown once. */
@@ -422,6 +483,15 @@ export function createWebhooks(deps: WebhooksDeps) {
 
   return {
     publish,
+
+    /**
+     * The publish of a storm of events: each one's first attempt sent here with `attempts` (publishWithFirstAttempt);
+     * `firstTry`: the first execution of the caller's step (a crash test's pause applies to it alone).
+     */
+    publishWithFirstAttempt:
+      (attempts: FirstAttempts, firstTry: boolean): PublishWebhookEventNow =>
+      (...args) =>
+        publishWithFirstAttempt(ctx, attempts, firstTry, ...args),
 
     /** A new endpoint; `payer` takes the request's slot of the per-minute budget (as do sendTest and redeliver). */
     create: (orgId: string, input: NewEndpointInput, actor: Actor, payer: BudgetPayer) =>
