@@ -1,15 +1,16 @@
 // The alert runs an ingestion's commit calls for, run in batches: one activity searches, records and sends a batch of
 // runs, and charges each one its receiver acknowledged (a 2xx to the run's first attempt); only a run still waiting for
 // proof of delivery gets a workflow of its own (alertRun.ts). So a run costs Temporal one batch's share of a few
-// steps, not two workflows of its own: a thousand runs are twenty activities. Several batches run at once, on any
-// worker polling the queue. Deterministic; activities do the I/O.
-import { proxyActivities } from "@temporalio/workflow";
+// steps, not two workflows of its own: a thousand runs are twenty activities. The batches wait on the alerts' own
+// queue, which each worker process takes a few at a time: more worker processes, more batches at once. Deterministic;
+// activities do the I/O.
+import { proxyActivities, workflowInfo } from "@temporalio/workflow";
 import type { AlertActivities, AlertBatchesInput, AlertBatchOutcome } from "./alertTypes.js";
-import { BUSINESS_ANSWERS } from "./shared.js";
+import { alertBatchTaskQueueOf, BUSINESS_ANSWERS } from "./shared.js";
 
 // A batch beats every 2 s, so a worker killed mid-batch is noticed in seconds; its retry resumes the batch: a run
 // already recorded is not searched again, an attempt already recorded is not sent again, a charge is made once.
-const { runAlertBatch } = proxyActivities<AlertActivities>({
+const batchOptions = {
   startToCloseTimeout: "10 minutes",
   heartbeatTimeout: "10 seconds",
   retry: {
@@ -19,12 +20,19 @@ const { runAlertBatch } = proxyActivities<AlertActivities>({
     maximumAttempts: 20,
     nonRetryableErrorTypes: BUSINESS_ANSWERS,
   },
-});
+};
 
-/** Batches in flight at once: spread over the worker processes, each batch runs a few runs at a time itself. */
-const BATCHES_IN_FLIGHT = 8;
+/**
+ * Batches scheduled at once: the workers' slots on the alerts' queue decide how many run (a few per process); this
+ * bounds only what waits in the queue (10,000 alerts are 200 batches).
+ */
+const BATCHES_IN_FLIGHT = 256;
 
 export async function alertBatchesWorkflow(input: AlertBatchesInput): Promise<AlertBatchOutcome> {
+  const { runAlertBatch } = proxyActivities<AlertActivities>({
+    ...batchOptions,
+    taskQueue: alertBatchTaskQueueOf(workflowInfo().taskQueue),
+  });
   const total: AlertBatchOutcome = { delivered: 0, waiting: 0, empty: 0, skipped: 0 };
   let next = 0;
   const lane = async (): Promise<void> => {

@@ -13,6 +13,12 @@ export const TASK_QUEUE = "litsearch";
 export const deliveryTaskQueueOf = (taskQueue: string) => `${taskQueue}-deliver`;
 
 /**
+ * The queue of an ingestion's batches of alert runs: every worker process polls it with a few slots of its own, so a
+ * thousand alerts spread over all workers and never take the main queue's slots from unlocks and assisted searches.
+ */
+export const alertBatchTaskQueueOf = (taskQueue: string) => `${taskQueue}-alerts`;
+
+/**
  * A rejection with a 4xx code of the spec is a business answer: final, never retried. A 5xx (the store unreachable) is
  * a fault the retry policy may outlast. The activities type their failures with the code, the workflows' retry policies
  * list these, and the use cases turn any failure carrying a code back into that Rejection.

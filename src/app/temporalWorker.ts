@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from "@temporalio/worker";
 import { createUnlockActivities, type UnlockActivityDeps } from "../../activities/unlock.js";
 import { createAssistedActivities, type AssistedActivityDeps } from "../../activities/assisted.js";
-import { deliveryTaskQueueOf, TASK_QUEUE } from "../../workflows/shared.js";
+import { alertBatchTaskQueueOf, deliveryTaskQueueOf, TASK_QUEUE } from "../../workflows/shared.js";
 import { createIngestionActivities, type IngestionActivityDeps } from "../../activities/ingestion.js";
 import { createCollectionWriters } from "../../activities/collectionWriters.js";
 import { createVectorBackfillActivities } from "../../activities/vectorBackfill.js";
@@ -66,6 +66,8 @@ interface TemporalWorker {
   batchWorker?: Worker;
   /** the deliveries' and charges' worker (the delivery queue), when this process delivers webhooks or runs alerts */
   deliveryWorker?: Worker;
+  /** the worker of ingestions' batches of alert runs (the alerts' queue), when this process runs alerts */
+  alertWorker?: Worker;
   connection: NativeConnection;
 }
 
@@ -74,6 +76,13 @@ interface TemporalWorker {
  * slot the main queue's searches hold.
  */
 const DELIVERY_SLOTS = 16;
+
+/**
+ * Batches of alert runs per process at once, each running 4 runs at a time (a search, a send, a charge): 24 runs. On 2
+ * cores 12, 24 and 32 at once ended a thousand runs equally soon (the store's append lock bounds them; measured in
+ * docs/measurements.md), so a few keep the store's connections free for the process's other work.
+ */
+const ALERT_BATCH_SLOTS = 6;
 
 /** The steps the delivery queue runs: a webhook's attempts and end, an alert run's charge. */
 function deliveryActivities(webhooks?: WebhookActivities, alerts?: AlertActivities) {
@@ -135,12 +144,23 @@ export async function createTemporalWorker(opts: WorkerOptions): Promise<Tempora
           maxConcurrentActivityTaskExecutions: DELIVERY_SLOTS,
         })
       : undefined;
-  return { worker, batchWorker, deliveryWorker, connection };
+  const alertWorker = alerts
+    ? await Worker.create({
+        connection,
+        namespace: opts.namespace,
+        taskQueue: alertBatchTaskQueueOf(opts.taskQueue ?? TASK_QUEUE),
+        activities: { runAlertBatch: alerts.runAlertBatch },
+        maxConcurrentActivityTaskExecutions: ALERT_BATCH_SLOTS,
+      })
+    : undefined;
+  return { worker, batchWorker, deliveryWorker, alertWorker, connection };
 }
 
-/** The process's workers: the main one, and the batch and delivery workers where it has them. */
+/** The process's workers: the main one, and the batch, delivery and alert workers where it has them. */
 const workersOf = (created: TemporalWorker): Worker[] =>
-  [created.worker, created.batchWorker, created.deliveryWorker].filter((w): w is Worker => w !== undefined);
+  [created.worker, created.batchWorker, created.deliveryWorker, created.alertWorker].filter(
+    (w): w is Worker => w !== undefined,
+  );
 
 /** Begins the shutdown of every worker of the process still running (the SDK's own signal handling may have begun). */
 export function shutdownTemporalWorker(created: TemporalWorker): void {

@@ -6,7 +6,7 @@ import type { TestWorkflowEnvironment } from "@temporalio/testing";
 import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
 import { startTimeSkippingEnv } from "./timeSkipping.js";
 import { workflowBundle } from "../../src/app/temporalWorker.js";
-import { deliveryTaskQueueOf } from "../../workflows/shared.js";
+import { alertBatchTaskQueueOf, deliveryTaskQueueOf } from "../../workflows/shared.js";
 
 export interface StubWorker {
   /** the time-skipping environment: its client skips time while a test awaits a workflow's result */
@@ -15,10 +15,16 @@ export interface StubWorker {
 
 /**
  * Starts the environment and a worker on `taskQueue` running `activities` (and, when given, one on its delivery queue
- * running `deliveryActivities`, as every worker process does) before the calling file's tests, and stops them after
- * them; the returned object's `env` is there once the tests run.
+ * running `deliveryActivities` and one on its alerts' queue running `alertActivities`, as every worker process does)
+ * before the calling file's tests, and stops them after them; the returned object's `env` is there once the tests
+ * run.
  */
-export function useStubWorker(taskQueue: string, activities: object, deliveryActivities?: object): StubWorker {
+export function useStubWorker(
+  taskQueue: string,
+  activities: object,
+  deliveryActivities?: object,
+  alertActivities?: object,
+): StubWorker {
   const harness = {} as StubWorker;
   const workers: Worker[] = [];
   let running: Promise<unknown> | undefined;
@@ -30,6 +36,10 @@ export function useStubWorker(taskQueue: string, activities: object, deliveryAct
     if (deliveryActivities)
       workers.push(
         await Worker.create({ connection, taskQueue: deliveryTaskQueueOf(taskQueue), activities: deliveryActivities }),
+      );
+    if (alertActivities)
+      workers.push(
+        await Worker.create({ connection, taskQueue: alertBatchTaskQueueOf(taskQueue), activities: alertActivities }),
       );
     running = Promise.all(workers.map((w) => w.run()));
   }, 240_000);

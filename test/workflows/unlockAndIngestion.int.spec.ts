@@ -76,12 +76,16 @@ const ingestionStubs: IngestionActivities = {
   failIngestion: recorded(calls.fail, () => undefined),
 };
 
-const alertStubs: Omit<AlertActivities, "endAlertRun"> = {
+const alertStubs: Omit<AlertActivities, "endAlertRun" | "runAlertBatch"> = {
   startAlertsAfterIngestion: recorded(calls.alerts, (input) => script.alerts(input)),
   startAlertRun: async (input) => {
     calls.startRun.push(input);
     return script.startRun(input, calls.startRun.length);
   },
+};
+
+// an ingestion's batches of alert runs run on the alerts' queue only: on the main queue they would never start
+const alertBatchStub: Pick<AlertActivities, "runAlertBatch"> = {
   runAlertBatch: async (input) => {
     calls.alertBatch.push(input);
     return script.alertBatch(input, calls.alertBatch.filter((b) => b.from === input.from).length);
@@ -93,7 +97,12 @@ const chargeStub: Pick<AlertActivities, "endAlertRun"> = {
   endAlertRun: recorded(calls.endRun, (input) => (input.delivered ? "delivered" : "failed")),
 };
 
-const harness = useStubWorker(TASK_QUEUE, { ...unlockStubs, ...ingestionStubs, ...alertStubs }, chargeStub);
+const harness = useStubWorker(
+  TASK_QUEUE,
+  { ...unlockStubs, ...ingestionStubs, ...alertStubs },
+  chargeStub,
+  alertBatchStub,
+);
 
 let runs = 0;
 
