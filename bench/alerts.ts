@@ -5,6 +5,7 @@
 // delivered run charged exactly once in its organization's ledger, no run charged twice, none left pending.
 // Prints JSON, then a readable line.
 // Usage: npm run bench:alerts [-- --alerts 2000] [--orgs 40] [--workers 1] [--documents 200] [--new 20]
+//   [--cpu-prof DIR] (each worker process's CPU profile, written when it stops)
 //   OpenSearch: OPENSEARCH_URL, else a node started here; a PostgreSQL server started here; the runtime runs no worker,
 //   `--workers` `src/app/worker.ts` processes run every workflow and activity. An organization holds at most 50 alerts.
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -34,6 +35,8 @@ const { values: args } = parseArgs({
     documents: { type: "string", default: "200" },
     new: { type: "string", default: "20" },
     timeout: { type: "string", default: "1800" },
+    /** a folder: each worker process writes its V8 CPU profile there when it stops (bench/cpuProfile.ts reads them) */
+    "cpu-prof": { type: "string" },
   },
 });
 
@@ -345,7 +348,8 @@ async function main(): Promise<void> {
       WEBHOOK_ALLOW_PRIVATE_URLS: "1",
     });
     runtime = await startRuntime(config, { worker: false, log: pino({ level: "warn" }) });
-    await startWorkers(config, runtime.temporal.address, Number(args.workers), join(dir, "logs"), workers);
+    const profile = args["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${args["cpu-prof"]}`] : [];
+    await startWorkers(config, runtime.temporal.address, Number(args.workers), join(dir, "logs"), workers, profile);
     const first = await runtime.ingestions.start(
       { collection, files: ["bench-alerts-v1.jsonl"], mode: "replace" },
       { kind: "operator", id: "bench" },

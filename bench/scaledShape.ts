@@ -35,6 +35,8 @@ export async function startWorkers(
   count: number,
   logs: string,
   started: SupervisedProcess[],
+  /** node options before the script (`--cpu-prof`: each worker writes its CPU profile when it stops) */
+  nodeArgs: string[] = [],
 ): Promise<void> {
   mkdirSync(logs, { recursive: true });
   const env = {
@@ -46,7 +48,7 @@ export async function startWorkers(
       startSupervisedProcess({
         name: `bench-worker-${i}`,
         command: process.execPath,
-        args: ["--import", "tsx", join(REPO_ROOT, "src", "app", "worker.ts")],
+        args: [...nodeArgs, "--import", "tsx", join(REPO_ROOT, "src", "app", "worker.ts")],
         cwd: REPO_ROOT,
         logFile: join(logs, `${basename(config.dataDir)}-worker-${i}.log`),
         env,
