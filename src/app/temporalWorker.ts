@@ -79,7 +79,7 @@ const DELIVERY_SLOTS = 16;
 
 /**
  * Batches of alert runs per process at once, each running 4 runs at a time (a search, a send, a charge): 24 runs. On 2
- * cores 12, 24 and 32 at once ended a thousand runs equally soon (the store's append lock bounds them; measured in
+ * cores 12, 24 and 32 at once ended a thousand runs equally soon (they wait on the store's append lock; measured in
  * docs/measurements.md), so a few keep the store's connections free for the process's other work.
  */
 const ALERT_BATCH_SLOTS = 6;
