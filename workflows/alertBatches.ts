@@ -5,7 +5,7 @@
 // queue, which each worker process takes a few at a time: more worker processes, more batches at once. Deterministic;
 // activities do the I/O.
 import { proxyActivities, workflowInfo } from "@temporalio/workflow";
-import type { AlertActivities, AlertBatchesInput, AlertBatchOutcome } from "./alertTypes.js";
+import { alertStepRetry, type AlertActivities, type AlertBatchesInput, type AlertBatchOutcome } from "./alertTypes.js";
 import { alertBatchTaskQueueOf, BUSINESS_ANSWERS } from "./shared.js";
 
 // A batch beats every 2 s, so a worker killed mid-batch is noticed in seconds; its retry resumes the batch: a run
@@ -13,13 +13,7 @@ import { alertBatchTaskQueueOf, BUSINESS_ANSWERS } from "./shared.js";
 const batchOptions = {
   startToCloseTimeout: "10 minutes",
   heartbeatTimeout: "10 seconds",
-  retry: {
-    initialInterval: "1 second",
-    maximumInterval: "1 minute",
-    backoffCoefficient: 2,
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: BUSINESS_ANSWERS,
-  },
+  retry: alertStepRetry(BUSINESS_ANSWERS),
 };
 
 /**

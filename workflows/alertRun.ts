@@ -15,6 +15,7 @@ import {
 import {
   alertDeliveredSignal,
   alertRunWorkflowId,
+  alertStepRetry,
   type AlertActivities,
   type AlertRunInput,
   type AlertScheduleInput,
@@ -25,13 +26,7 @@ const stepOptions = {
   startToCloseTimeout: "5 minutes",
   // the steps beat every 2 s: a worker killed mid-step is noticed within this, not after the 5 minutes
   heartbeatTimeout: "10 seconds",
-  retry: {
-    initialInterval: "1 second",
-    maximumInterval: "1 minute",
-    backoffCoefficient: 2,
-    maximumAttempts: 20,
-    nonRetryableErrorTypes: BUSINESS_ANSWERS,
-  },
+  retry: alertStepRetry(BUSINESS_ANSWERS),
 };
 const { startAlertRun } = proxyActivities<AlertActivities>(stepOptions);
 

@@ -69,6 +69,18 @@ export type AlertBatchOutcome = Record<"delivered" | "waiting" | "empty" | "skip
 /** One workflow per ingestion that starts alert runs, named by it: a second start of the same commit starts nothing. */
 export const alertBatchesWorkflowId = (ingestionId: string) => `alert-runs-${ingestionId}`;
 
+/**
+ * How an alert step (a run's step, a batch of runs) is retried: backing off to a minute, 20 times, never on a business
+ * answer.
+ */
+export const alertStepRetry = (businessAnswers: string[]) => ({
+  initialInterval: "1 second",
+  maximumInterval: "1 minute",
+  backoffCoefficient: 2,
+  maximumAttempts: 20,
+  nonRetryableErrorTypes: businessAnswers,
+});
+
 /** The alert steps workflows run; activities/alerts.ts implements them. */
 export interface AlertActivities {
   startAlertRun(input: AlertRunInput): Promise<AlertRunStart>;

@@ -79,7 +79,7 @@ import { createAuthors } from "../usecases/authors/authors.js";
 import { authorFilterCheck } from "../usecases/authors/authorFilter.js";
 import type { WebhookActivityDeps } from "../../activities/webhooks.js";
 import { createWebhooks, type Webhooks } from "../usecases/webhooks/webhooks.js";
-import { createDeliveryAttempts } from "../usecases/webhooks/deliveryAttempts.js";
+import { createDeliveryAttempts, type DeliveryAttemptDeps } from "../usecases/webhooks/deliveryAttempts.js";
 import { deliveryProofs } from "../usecases/webhooks/deliveryProofs.js";
 import { createAlerts, type Alerts } from "../usecases/alerts/alerts.js";
 import { followAccountNotices } from "../usecases/webhooks/accountNotices.js";
@@ -367,6 +367,19 @@ export async function openAssistedActivityDeps(
   };
 }
 
+/** What a webhook attempt needs: the store, the secrets' master key, the URL rule, when to disable an endpoint. */
+function deliveryAttemptDeps(config: Config, parts: { db: Db; clock: () => Date }): DeliveryAttemptDeps {
+  const w = config.webhooks;
+  return {
+    db: parts.db,
+    clock: parts.clock,
+    secretKey: w.secretKey,
+    allowPrivateUrls: w.allowPrivateUrls,
+    disableAfterMs: w.disableAfterMs,
+    afterSendDelayMs: w.faultAfterSendDelayMs,
+  };
+}
+
 /**
  * What the webhook delivery activities need; `client` is asked for on the first delivered event (proof of delivery).
  */
@@ -379,12 +392,7 @@ export function openWebhookActivityDeps(
   const publisher = () =>
     (webhooks ??= createWebhooks({ db: parts.db, client: parts.client(), clock: parts.clock, settings: w }));
   return {
-    db: parts.db,
-    clock: parts.clock,
-    secretKey: w.secretKey,
-    allowPrivateUrls: w.allowPrivateUrls,
-    disableAfterMs: w.disableAfterMs,
-    afterSendDelayMs: w.faultAfterSendDelayMs,
+    ...deliveryAttemptDeps(config, parts),
     onDelivered: deliveryProofs(parts.client),
     publish: (orgId, type, data, source) =>
       publisher().publish(orgId, type, data, source, { kind: "workflow", id: source }),
@@ -420,14 +428,7 @@ export function openAlerts(
     const webhooks = createWebhooks({ db: parts.db, client, clock: parts.clock, settings: w });
     // an ingestion's runs send their first attempts themselves, as the delivery workflow's attempt would; a 2xx is the
     // run's proof of delivery, which the run itself takes (nothing else waits for it)
-    const firstAttempts = createDeliveryAttempts({
-      db: parts.db,
-      clock: parts.clock,
-      secretKey: w.secretKey,
-      allowPrivateUrls: w.allowPrivateUrls,
-      disableAfterMs: w.disableAfterMs,
-      afterSendDelayMs: w.faultAfterSendDelayMs,
-    });
+    const firstAttempts = createDeliveryAttempts(deliveryAttemptDeps(config, parts));
     alerts = createAlerts({
       db: parts.db,
       client,
