@@ -610,4 +610,32 @@ describe("alerts on a saved search", () => {
     expect(report.body.equal).toBe(true);
     expect(report.body.tables.find((t: { table: string }) => t.table === "alert_runs").rows).toBe(5);
   });
+
+  it("a run one endpoint acknowledged is charged, and the endpoint that failed still gets its retries", async () => {
+    const ops = operatorSteps(call, admin);
+    const customer = await ops.customer({ credits: "10.00" });
+    receiver.down("/two-down");
+    for (const path of ["/two-ok", "/two-down"]) {
+      const made = await call("POST", "/api/v1/webhooks", {
+        key: customer.key,
+        body: { url: receiver.url(path), events: ["alert.matched"] },
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+    }
+    const id = (
+      await call("POST", "/api/v1/alerts", {
+        key: customer.key,
+        body: { query: "kelp forests", collection: "kelp-notes" },
+      })
+    ).body.id as string;
+    writeJsonl(svc.runtime.config.dataRoot, "kelp-v6.jsonl", [
+      { id: "kelp-9", title: "Kelp forests and sea otters", text: "Sea otters kept the kelp forests from urchins." },
+    ]);
+    expect(await ingest("kelp-v6.jsonl")).toMatchObject({ state: "completed", documentsAdded: 1 });
+    await receiver.until("/two-ok", 1);
+    // the failed endpoint's first attempt, then its retries on the 1 s schedule
+    await receiver.until("/two-down", 3, 60_000);
+    const alert = (await call("GET", `/api/v1/alerts/${id}`, { key: customer.key })).body;
+    expect(alert.runs).toEqual([expect.objectContaining({ status: "delivered", works: 1 })]);
+  }, 120_000);
 });

@@ -164,6 +164,8 @@ async function runNow(
   const published = await sendRun(ctx, ready.alert, input, publishNow);
   if (published?.delivered) {
     await endRun(ctx, { alertId: input.alertId, queryId: input.queryId, delivered: true });
+    // another of the organization's endpoints that failed its first attempt still gets its retries
+    await published.retryLater();
     return "delivered";
   }
   // the waiter first: a retry's 2xx (or a re-fetch) then always finds it
