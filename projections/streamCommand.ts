@@ -1,7 +1,17 @@
 // One command on one stream, the way every non-charge append runs: under the append lock, read what the decision
 // needs, decide, append at the version read, and project inline, in one transaction; a conflict is decided again.
 import type { Db, Queryable } from "../src/eventstore/db.js";
-import { APPEND_LOCK_KEY, appendHeadColumns, appendHeadOf, prepareAppend } from "../src/eventstore/eventStore.js";
+import {
+  APPEND_LOCK_KEY,
+  appendHeadColumns,
+  appendHeadOf,
+  insertEventsPart,
+  LOG_HEAD_COLUMNS,
+  logHeadOf,
+  numberEvents,
+  prepareAppend,
+  type SqlPart,
+} from "../src/eventstore/eventStore.js";
 import { retryConflicts } from "../src/eventstore/conflictRetry.js";
 import {
   prefetchKeysFor,
@@ -37,6 +47,84 @@ export function runStreamCommand(
         const at = now();
         const idempotency = options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {};
         return appendDecided(tx, db, streamId, actor, options, at, await decide(tx, at), idempotency);
+      },
+      { advisoryLock: APPEND_LOCK_KEY },
+    ),
+  );
+}
+
+/** One stream's share of appendStreams: its events, appended once by their key, as one writer of the stream. */
+export interface StreamAppend {
+  streamId: string;
+  actor: Actor;
+  events: DomainEvent[];
+  /** a key already in the log appends nothing (the first event carries it, the others `key#i`) */
+  idempotencyKey: string;
+  /** written in the same statement, and only when these events are */
+  alsoWrite?: SqlPart;
+}
+
+/**
+ * Many streams' appends under the append lock once: `decide` reads what it needs in the transaction and returns the
+ * appends; the log head, the keys already used and the streams' versions come in one read, and the events (in the
+ * order given) with their projection and every `alsoWrite` go in one statement. For a batch's many small commands (an
+ * ingestion's alert runs), which one by one take the lock, and its round trips, as many times. Each stream has one
+ * writer (no version check). Returns the events written, each append's own list: empty for one whose key was used.
+ */
+export function appendStreams(
+  db: Db,
+  now: () => Date,
+  decide: (tx: Queryable, at: Date) => Promise<StreamAppend[]>,
+): Promise<StoredEvent[][]> {
+  return retryConflicts(() =>
+    db.transaction(
+      async (tx) => {
+        const at = now();
+        const appends = await decide(tx, at);
+        if (appends.every((a) => a.events.length === 0)) return appends.map(() => []);
+        const params: unknown[] = [];
+        const param = (v: unknown) => (params.push(v), `$${params.length}`);
+        const [row] = await tx.query<{
+          head_pos: string | null;
+          head_hash: string | null;
+          used: string[];
+          versions: Record<string, number>;
+        }>(
+          `SELECT ${LOG_HEAD_COLUMNS},
+            (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events
+              WHERE idempotency_key = ANY(${param(appends.map((a) => a.idempotencyKey))})) AS used,
+            (SELECT coalesce(json_object_agg(s.id, v.v), '{}'::json) FROM
+              unnest(${param([...new Set(appends.map((a) => a.streamId))])}::text[]) AS s(id)
+              CROSS JOIN LATERAL (SELECT stream_version AS v FROM events WHERE stream_id = s.id
+                ORDER BY stream_version DESC LIMIT 1) v) AS versions`,
+          params,
+        );
+        const log = logHeadOf(row);
+        const used = new Set(row?.used ?? []);
+        const versions = new Map(Object.entries(row?.versions ?? {}));
+        const rows: unknown[][] = [];
+        const also: SqlPart[] = [];
+        const written = appends.map((a) => {
+          if (a.events.length === 0 || used.has(a.idempotencyKey)) return [];
+          used.add(a.idempotencyKey);
+          const current = versions.get(a.streamId) ?? 0;
+          const numbered = numberEvents(
+            log,
+            a.streamId,
+            current,
+            a.events,
+            { actor: a.actor },
+            at.toISOString(),
+            a.idempotencyKey,
+          );
+          versions.set(a.streamId, current + a.events.length);
+          rows.push(...numbered.rows);
+          if (a.alsoWrite) also.push(a.alsoWrite);
+          return numbered.events;
+        });
+        const events = written.flat();
+        if (events.length > 0) await projectInline(tx, db.projectors, events, "proj_", [insertEventsPart(rows)], also);
+        return written;
       },
       { advisoryLock: APPEND_LOCK_KEY },
     ),

@@ -437,7 +437,7 @@ export function openAlerts(
       search: parts.search,
       deliveryWaitMs,
       publish: webhooks.publish,
-      publishNow: (firstTry) => webhooks.publishWithFirstAttempt(firstAttempts, firstTry),
+      publishNow: (firstTry) => webhooks.publishWithFirstAttempts(firstAttempts, firstTry),
       integrity: parts.integrity,
       ...(parts.authorFilter ? { authorFilter: parts.authorFilter } : {}),
     });

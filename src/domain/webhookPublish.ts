@@ -19,8 +19,18 @@ export interface PublishedNow {
   retryLater: () => Promise<void>;
 }
 
+/** One event of a batch: what PublishWebhookEvent takes. */
+export interface WebhookEventToPublish {
+  orgId: string;
+  type: WebhookPayloadType;
+  data: Record<string, unknown>;
+  source: string;
+  actor: Actor;
+  only?: string;
+}
+
 /**
- * Appends a webhook event once by its source and sends each endpoint's first attempt before it returns; null when no
- * enabled endpoint subscribes.
+ * Appends webhook events once each by its source and sends each endpoint's first attempt before it returns; null for
+ * an event no enabled endpoint subscribes to.
  */
-export type PublishWebhookEventNow = (...args: Parameters<PublishWebhookEvent>) => Promise<PublishedNow | null>;
+export type PublishWebhookEventsNow = (events: WebhookEventToPublish[]) => Promise<(PublishedNow | null)[]>;

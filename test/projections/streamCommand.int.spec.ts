@@ -1,11 +1,13 @@
 // A stream command in one read (runStreamCommandInOneRead), as a facets request records its quota query, on PGlite and
 // a real PostgreSQL server: it projects exactly what the general path (runStreamCommand) projects, keeps the log's
 // chain, and decides on the usage read under the append lock, so requests sent together never pass the quota together.
+// Many streams' appends at once (appendStreams, as a batch of alert runs records its steps) project what the same
+// appends one by one project, append a key once, and keep the chain beside other writers.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db, Queryable } from "../../src/eventstore/db.js";
 import { verifyChain } from "../../src/eventstore/eventStore.js";
-import { runStreamCommand, runStreamCommandInOneRead } from "../../projections/streamCommand.js";
+import { appendStreams, runStreamCommand, runStreamCommandInOneRead } from "../../projections/streamCommand.js";
 import { DEFAULT_LIMITS, worksFacetsStream, type OrgLimits } from "../../src/domain/events.js";
 import { decideFacets } from "../../src/usecases/works/facetsFacts.js";
 import { usageColumns, usageOfRow } from "../../src/usecases/limits/quotas.js";
@@ -109,5 +111,68 @@ describe.each(STORE_KINDS)("a stream command in one read on %s", (kind) => {
       [org],
     );
     expect(events!.n).toBe(2);
+  });
+});
+
+describe.each(STORE_KINDS)("many streams' appends at once on %s", (kind) => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await freshStore(kind);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  /** A facets request's event for each organization, under its own stream and key. */
+  const appendsFor = (orgs: string[], tag: string) =>
+    orgs.map((orgId) => {
+      const facetsId = randomUUID();
+      return {
+        streamId: worksFacetsStream(facetsId),
+        actor: { kind: "key" as const, id: `key-${orgId}` },
+        events: decideFacets(
+          command(orgId, `key-${orgId}`, facetsId),
+          { limits: DEFAULT_LIMITS, usage: { dailyUsed: 0, monthlyUsed: 0 } },
+          clock(),
+        ),
+        idempotencyKey: `test-facets:${orgId}:${tag}`,
+      };
+    });
+  const usageRows = (orgIds: string[]) =>
+    db.query("SELECT org_id, period, queries FROM proj_usage WHERE org_id = ANY($1) ORDER BY org_id, period", [orgIds]);
+
+  it("projects what the same appends one by one project, and appends a used key's events once", async () => {
+    const together = [randomUUID(), randomUUID(), randomUUID()];
+    const apart = [randomUUID(), randomUUID(), randomUUID()];
+    const appends = [...appendsFor(together, "a"), ...appendsFor(together, "b")];
+    const written = await appendStreams(db, clock, async () => appends);
+    expect(written.map((w) => w.map((e) => e.type))).toEqual(appends.map(() => ["WorksFacetsCounted"]));
+    for (const tag of ["a", "b"])
+      for (const a of appendsFor(apart, tag))
+        await runStreamCommand(db, clock, a.streamId, a.actor, async () => ({ version: 0, events: a.events }), {
+          idempotencyKey: a.idempotencyKey,
+        });
+    const queries = (rows: Record<string, unknown>[]) => rows.map((r) => [r.period, r.queries]);
+    expect(queries(await usageRows(together))).toEqual(queries(await usageRows(apart)));
+    expect(queries(await usageRows(together)).every(([, n]) => n === 2)).toBe(true);
+
+    // a retried batch: the keys were used, so nothing is appended again; a key twice in one batch appends once
+    const again = await appendStreams(db, clock, async () => appends);
+    expect(again.every((w) => w.length === 0)).toBe(true);
+    const [twice] = appendsFor([randomUUID()], "c");
+    expect((await appendStreams(db, clock, async () => [twice!, twice!])).map((w) => w.length)).toEqual([1, 0]);
+    expect(await queryUsage(db, together[0]!, clock())).toEqual({ dailyUsed: 2, monthlyUsed: 2 });
+    expect(await verifyChain(db)).toMatchObject({ ok: true });
+  });
+
+  it("keeps the log's chain while other writers append beside it", async () => {
+    const orgs = Array.from({ length: 4 }, () => randomUUID());
+    await Promise.all([
+      ...Array.from({ length: 4 }, (_, i) => appendStreams(db, clock, async () => appendsFor(orgs, `batch-${i}`))),
+      ...orgs.map((orgId) => recordInSteps(db, orgId, `key-${orgId}`)),
+      ...orgs.map((orgId) => recordInOneRead(db, orgId, `key-${orgId}`)),
+    ]);
+    for (const orgId of orgs) expect(await queryUsage(db, orgId, clock())).toEqual({ dailyUsed: 6, monthlyUsed: 6 });
+    expect(await verifyChain(db)).toMatchObject({ ok: true });
   });
 });

@@ -3,12 +3,12 @@
 // proven), and a re-fetch of a run's queryId as its delivery.
 import { createHash } from "node:crypto";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
-import { runStreamCommand } from "../../../projections/streamCommand.js";
+import { appendStreams } from "../../../projections/streamCommand.js";
 import { Rejection } from "../../domain/rejection.js";
 import { alertStream, type AlertRunOutcome, type DomainEvent } from "../../domain/events.js";
 import { chargeLines } from "../../domain/organization.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
-import { ALERTS, type AlertRow, type AlertRunRow } from "./alertTables.js";
+import { ALERTS, ALERT_RUNS, type AlertRow, type AlertRunRow } from "./alertTables.js";
 import { alertRunWorkflow } from "../../../workflows/alertRun.js";
 import { alertBatchesWorkflow } from "../../../workflows/alertBatches.js";
 import {
@@ -21,10 +21,17 @@ import {
   type AlertRunInput,
   type AlertRunStart,
 } from "../../../workflows/alertTypes.js";
-import type { PublishWebhookEvent, PublishWebhookEventNow } from "../../domain/webhookPublish.js";
+import type { WebhookEventToPublish } from "../../domain/webhookPublish.js";
 import { rowsWithIntegrity } from "../works/integrityRows.js";
 import type { RetrievalOutcome } from "../search/pipeline.js";
-import { loadQueryRecord, PAYLOAD_VERSION, saveQueryRecord, type QueryRecord } from "../search/queryCache.js";
+import {
+  loadQueryRecord,
+  loadQueryRecords,
+  PAYLOAD_VERSION,
+  queryRecordInsert,
+  saveQueryRecord,
+  type QueryRecord,
+} from "../search/queryCache.js";
 import type { CachedRow } from "../../domain/resultRow.js";
 import { batchBounds, inBatch, selectRun } from "./alertRules.js";
 import { workflowActor, type AlertsContext } from "./alertsContext.js";
@@ -116,15 +123,40 @@ export async function runAfterIngestion(ctx: AlertsContext, collection: string, 
   return watching.length;
 }
 
-/** Runs of one batch in flight at once: each waits on the engine, the store and its receiver in turn. */
-const BATCH_RUNS_IN_FLIGHT = 4;
+/** Searches of one batch in flight at once: each waits on the engine in turn. */
+const BATCH_SEARCHES_IN_FLIGHT = 4;
+
+/** Runs `each` over `items`, `lanes` at a time. */
+async function inLanes<T>(items: readonly T[], lanes: number, each: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await each(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+}
+
+/** The runs of these queryIds that were recorded, by queryId. */
+async function runRows(ctx: AlertsContext, queryIds: string[]): Promise<Map<string, AlertRunRow>> {
+  const rows = await ctx.db.query(`SELECT ${selectList(ALERT_RUNS)} FROM proj_alert_runs WHERE query_id = ANY($1)`, [
+    queryIds,
+  ]);
+  return new Map(rows.map((r) => normalizeRow(ALERT_RUNS, r)).map((r) => [r.query_id, r]));
+}
+
+/** One run of a batch: its alert as the batch read it, and what names the run. */
+interface BatchRun {
+  alert: AlertRow;
+  input: AlertRunInput;
+}
 
 /**
- * One batch of an ingestion's runs (alertBatches.ts): each run searched, recorded and sent with its first attempt made
- * here; a run its receiver acknowledged (2xx) is charged here too. A run without that proof yet (its receiver failed,
- * or it has no webhook and waits for a re-fetch) gets its own workflow, which waits for the proof as every run does,
- * and only then its webhook's retries begin. A retry of the batch repeats nothing already done. `firstTry`: the
- * batch's first execution (a crash test's pause applies to it alone).
+ * One batch of an ingestion's runs (alertBatches.ts), a step at a time for all its runs: searched (a few at a time),
+ * recorded in one append with their cached queries, sent as `alert.matched` with their first attempts (one append per
+ * step: webhooks.ts publishWithFirstAttempts), and charged and ended in one more when their receiver answered 2xx.
+ * So the store's append lock is taken a few times per batch, not a few times per run. A run without that proof yet
+ * (its receiver failed, or it has no webhook and waits for a re-fetch) gets its own workflow, which waits for the proof
+ * as every run does, and only then its webhook's retries begin. A retry of the batch repeats nothing already done.
+ * `firstTry`: the batch's first execution (a crash test's pause applies to it alone).
  */
 export async function runBatch(
   ctx: AlertsContext,
@@ -133,207 +165,252 @@ export async function runBatch(
 ): Promise<AlertBatchOutcome> {
   const publishNow = ctx.deps.publishNow?.(firstTry);
   if (!publishNow) throw new Error("alert batches need the publish with first attempts (AlertsDeps.publishNow)");
-  const alerts = await watchingAlerts(ctx, batch.collection, batch);
   const trigger = `ingestion:${batch.ingestionId}`;
+  const runs: BatchRun[] = (await watchingAlerts(ctx, batch.collection, batch)).map((alert) => ({
+    alert,
+    input: {
+      alertId: alert.alert_id,
+      queryId: runQueryId(alert.alert_id, trigger),
+      trigger,
+      deliveryWaitMs: ctx.deps.deliveryWaitMs,
+    },
+  }));
   const outcome: AlertBatchOutcome = { delivered: 0, waiting: 0, empty: 0, skipped: 0 };
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < alerts.length) {
-      const alert = alerts[next++]!;
-      const input: AlertRunInput = {
-        alertId: alert.alert_id,
-        queryId: runQueryId(alert.alert_id, trigger),
-        trigger,
-        deliveryWaitMs: ctx.deps.deliveryWaitMs,
-      };
-      outcome[await runNow(ctx, input, publishNow)] += 1;
+  const queryIds = runs.map((r) => r.input.queryId);
+  await openRuns(ctx, runs, await runRows(ctx, queryIds));
+  const recorded = await runRows(ctx, queryIds);
+  const records = await loadQueryRecords(ctx.db, queryIds);
+  const toSend: { run: BatchRun; record: QueryRecord }[] = [];
+  for (const run of runs) {
+    const row = recorded.get(run.input.queryId);
+    const record =
+      row?.state === "pending" ? await keepRunRecord(ctx, run.alert, row, records.get(row.query_id)) : null;
+    if (record) toSend.push({ run, record });
+    else outcome[row?.state === "empty" ? "empty" : "skipped"] += 1;
+  }
+  const published = await publishNow(
+    await Promise.all(toSend.map(({ run, record }) => matchedEvent(ctx, run.alert, run.input, record))),
+  );
+  const delivered = toSend.filter((_, i) => published[i]?.delivered);
+  const charged = await Promise.all(delivered.map(({ run, record }) => chargeDelivered(ctx, run.alert, record)));
+  await endRuns(
+    ctx,
+    delivered.map(({ run }, i) => ({
+      run: recorded.get(run.input.queryId)!,
+      outcome: "delivered",
+      chargedMicros: charged[i]!,
+    })),
+  );
+  for (const [i, { run }] of toSend.entries()) {
+    if (published[i]?.delivered) {
+      // another of the organization's endpoints that failed its first attempt still gets its retries
+      await published[i].retryLater();
+      outcome.delivered += 1;
+      continue;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(BATCH_RUNS_IN_FLIGHT, alerts.length) }, lane));
+    // the waiter first: a retry's 2xx (or a re-fetch) then always finds it
+    try {
+      await ctx.client.workflow.start(alertRunWorkflow, {
+        taskQueue: ctx.taskQueue,
+        workflowId: alertRunWorkflowId(run.input.queryId),
+        args: [run.input],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+    await published[i]?.retryLater();
+    outcome.waiting += 1;
+  }
   return outcome;
 }
 
-/** One run of a batch, as far as it goes without waiting: delivered and charged, or left to its own workflow. */
-async function runNow(
-  ctx: AlertsContext,
-  input: AlertRunInput,
-  publishNow: PublishWebhookEventNow,
-): Promise<keyof AlertBatchOutcome> {
-  const ready = await readyRun(ctx, input);
-  if ("status" in ready) return ready.status;
-  const published = await sendRun(ctx, ready.alert, input, publishNow);
-  if (published?.delivered) {
-    await endRun(ctx, { alertId: input.alertId, queryId: input.queryId, delivered: true });
-    // another of the organization's endpoints that failed its first attempt still gets its retries
-    await published.retryLater();
-    return "delivered";
-  }
-  // the waiter first: a retry's 2xx (or a re-fetch) then always finds it
-  try {
-    await ctx.client.workflow.start(alertRunWorkflow, {
-      taskQueue: ctx.taskQueue,
-      workflowId: alertRunWorkflowId(input.queryId),
-      args: [input],
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-  await published?.retryLater();
-  return "waiting";
+/**
+ * The batch's runs not recorded yet, searched (a few at a time) as their alerts' keys, then recorded in one append:
+ * each one's works not seen (AlertRunStarted, ended at once when there are none) with its cached query, in the same
+ * statement. A run that cannot be paid for, or whose alert stopped meanwhile, is not recorded.
+ */
+async function openRuns(ctx: AlertsContext, runs: BatchRun[], known: Map<string, AlertRunRow>): Promise<void> {
+  const found = new Map<string, RetrievalOutcome>();
+  await inLanes(
+    runs.filter((r) => !known.has(r.input.queryId)),
+    BATCH_SEARCHES_IN_FLIGHT,
+    async ({ alert, input }) => {
+      const outcome = await searchRun(ctx, alert, input);
+      if (outcome) found.set(input.queryId, outcome);
+    },
+  );
+  const opening = runs.filter((r) => found.has(r.input.queryId));
+  if (opening.length === 0) return;
+  await appendStreams(ctx.db, ctx.clock, async (tx) => {
+    // under the append lock: the seen-sets as the runs before these left them
+    const now = new Map(
+      (
+        await tx.query(`SELECT ${selectList(ALERTS)} FROM proj_alerts WHERE alert_id = ANY($1)`, [
+          opening.map((r) => r.input.alertId),
+        ])
+      )
+        .map((r) => normalizeRow(ALERTS, r))
+        .map((r) => [r.alert_id, r]),
+    );
+    return Promise.all(
+      opening.map(async ({ alert, input }) => {
+        const current = now.get(input.alertId);
+        const searched = found.get(input.queryId)!;
+        const opened = current?.state === "active" ? runOpened(alert, input, searched, new Set(current.seen)) : null;
+        return {
+          streamId: alertStream(input.alertId),
+          actor: workflowActor(alertRunWorkflowId(input.queryId)),
+          events: opened?.events ?? [],
+          idempotencyKey: `alert-run:${input.queryId}`,
+          ...(opened && opened.rows.length > 0
+            ? { alsoWrite: await queryRecordInsert(runRecord(ctx, alert, input.queryId, opened.rows, searched)) }
+            : {}),
+        };
+      }),
+    );
+  });
 }
 
 /**
- * A new run: only of an active alert, and only what could be paid for once delivered. Searches as the alert's key and
- * records the works it has not seen (AlertRunStarted, ended at once when there are none); undefined: skipped.
+ * The search of a new run: only of an active alert, and only what could be paid for once delivered, as the alert's
+ * key; undefined: the run is skipped. An alert on a collection retired meanwhile is paused here (told once).
  */
-async function openRun(
+async function searchRun(
   ctx: AlertsContext,
   alert: AlertRow,
   input: AlertRunInput,
-): Promise<{ run: AlertRunRow; found: RetrievalOutcome } | undefined> {
-  const def = alert.definition;
+): Promise<RetrievalOutcome | undefined> {
   if (alert.state !== "active") return undefined;
   // a collection it searches was retired (a retirement whose pauses were cut short): paused now, told once
   if (await pauseRetired(ctx, alert, workflowActor(alertRunWorkflowId(input.queryId)))) return undefined;
   const auth = await ctx.payingCaller(alert);
   if (!auth) return undefined;
-  const outcome = await ctx.searchNow(auth, def);
-  await runStreamCommand(
-    ctx.db,
-    ctx.clock,
-    alertStream(input.alertId),
-    workflowActor(alertRunWorkflowId(input.queryId)),
-    async (tx) => {
-      // under the append lock: the seen-set as the runs before this one left it
-      const [raw] = await tx.query(`SELECT ${selectList(ALERTS)} FROM proj_alerts WHERE alert_id = $1`, [
-        input.alertId,
-      ]);
-      const now = raw ? normalizeRow(ALERTS, raw) : undefined;
-      const [started] = await tx.query(`SELECT 1 AS one FROM proj_alert_runs WHERE query_id = $1`, [input.queryId]);
-      if (!now || now.state !== "active" || started) return { version: "any", events: [] };
-      const selected = selectRun(outcome.rows, new Set(now.seen), def);
-      const events: DomainEvent[] = [
-        {
-          type: "AlertRunStarted",
-          data: {
-            orgId: alert.org_id,
-            alertId: input.alertId,
-            queryId: input.queryId,
-            trigger: input.trigger,
-            resultIds: selected.rows.map((r) => r.id),
-            works: selected.works,
-            costMicros: selected.costMicros.toString(),
-          },
-        },
-      ];
-      if (selected.rows.length === 0)
-        events.push({
-          type: "AlertRunEnded",
-          data: {
-            orgId: alert.org_id,
-            alertId: input.alertId,
-            queryId: input.queryId,
-            outcome: "empty",
-            chargedMicros: "0",
-          },
-        });
-      return { version: "any", events };
-    },
-    { idempotencyKey: `alert-run:${input.queryId}` },
-  );
-  const run = await ctx.runRow(input.queryId);
-  return run ? { run, found: outcome } : undefined;
+  return ctx.searchNow(auth, alert.definition);
 }
 
 /**
- * The run's cached query: its rows as the search found them (searched again when a retried step lost them); false when
- * the alert's key can no longer search.
+ * What a new run records: the works of `found` the alert has not seen (AlertRunStarted; ended at once when there are
+ * none), with the rows it delivers.
+ */
+function runOpened(
+  alert: AlertRow,
+  input: AlertRunInput,
+  found: RetrievalOutcome,
+  seen: ReadonlySet<string>,
+): { events: DomainEvent[]; rows: CachedRow[] } {
+  const selected = selectRun(found.rows, seen, alert.definition);
+  const ids = { orgId: alert.org_id, alertId: input.alertId, queryId: input.queryId };
+  const events: DomainEvent[] = [
+    {
+      type: "AlertRunStarted",
+      data: {
+        ...ids,
+        trigger: input.trigger,
+        resultIds: selected.rows.map((r) => r.id),
+        works: selected.works,
+        costMicros: selected.costMicros.toString(),
+      },
+    },
+  ];
+  if (selected.rows.length === 0)
+    events.push({ type: "AlertRunEnded", data: { ...ids, outcome: "empty", chargedMicros: "0" } });
+  return { events, rows: selected.rows };
+}
+
+/** A run's cached query: the rows it delivers, as its search found them. */
+const runRecord = (
+  ctx: AlertsContext,
+  alert: AlertRow,
+  queryId: string,
+  rows: CachedRow[],
+  found: RetrievalOutcome,
+): QueryRecord => ({
+  queryId,
+  orgId: alert.org_id,
+  keyId: alert.key_id,
+  kind: "alert",
+  payloadVersion: PAYLOAD_VERSION,
+  createdAt: ctx.clock(),
+  payload: {
+    query: alert.definition.query,
+    collections: found.requested.map((r) => r.name),
+    rows,
+    filtersApplied: found.filtersApplied,
+  },
+});
+
+/**
+ * The run's cached query: as recorded (`kept`, when the caller read it already), or searched again when it is missing
+ * (a run recorded without it by an earlier release); undefined when the alert's key can no longer search.
  */
 async function keepRunRecord(
   ctx: AlertsContext,
   alert: AlertRow,
   run: AlertRunRow,
-  queryId: string,
-  searched: RetrievalOutcome | undefined,
-): Promise<boolean> {
-  if (await loadQueryRecord(ctx.db, queryId)) return true;
-  let found = searched;
-  if (!found) {
-    const auth = await ctx.callerOf(alert.org_id, alert.key_id);
-    if (!auth) return false;
-    found = await ctx.searchNow(auth, alert.definition);
-  }
+  kept?: QueryRecord,
+): Promise<QueryRecord | undefined> {
+  const record = kept ?? (await loadQueryRecord(ctx.db, run.query_id));
+  if (record) return record;
+  const auth = await ctx.callerOf(alert.org_id, alert.key_id);
+  if (!auth) return undefined;
+  const found = await ctx.searchNow(auth, alert.definition);
   const byId = new Map(found.rows.map((r) => [r.id, r]));
   const rows = run.result_ids.flatMap((id) => byId.get(id) ?? []);
-  await saveQueryRecord(ctx.db, {
-    queryId,
-    orgId: alert.org_id,
-    keyId: alert.key_id,
-    kind: "alert",
-    payloadVersion: PAYLOAD_VERSION,
-    createdAt: ctx.clock(),
-    payload: {
-      query: alert.definition.query,
-      collections: found.requested.map((r) => r.name),
-      rows,
-      filtersApplied: found.filtersApplied,
-    },
-  });
-  return true;
+  const searched = runRecord(ctx, alert, run.query_id, rows, found);
+  await saveQueryRecord(ctx.db, searched);
+  return searched;
 }
 
 /**
- * Sends the run's works as `alert.matched`, each with its integrity; published once by the run's queryId. What the
- * publish answers.
+ * The run's works as `alert.matched`, each with its integrity, published once by the run's queryId (to the alert's
+ * endpoint when it names one).
  */
-async function sendRun<R>(
+async function matchedEvent(
   ctx: AlertsContext,
   alert: AlertRow,
   input: AlertRunInput,
-  publish: (...args: Parameters<PublishWebhookEvent>) => Promise<R>,
-): Promise<R> {
+  record: QueryRecord,
+): Promise<WebhookEventToPublish> {
   const { deps } = ctx;
   const def = alert.definition;
-  const record = (await loadQueryRecord(ctx.db, input.queryId))!;
   const rows = deps.integrity ? await rowsWithIntegrity(record.payload.rows, deps.integrity) : record.payload.rows;
-  return publish(
-    alert.org_id,
-    "alert.matched",
-    {
+  return {
+    orgId: alert.org_id,
+    type: "alert.matched",
+    data: {
       alertId: input.alertId,
       queryId: input.queryId,
       query: def.query,
       resultsUrl: `/api/v1/search/results/${input.queryId}`,
       works: rows.map(workSummary),
     },
-    `alert-run:${input.queryId}`,
-    workflowActor(alertRunWorkflowId(input.queryId)),
-    def.webhookEndpointId ?? undefined,
-  );
+    source: `alert-run:${input.queryId}`,
+    actor: workflowActor(alertRunWorkflowId(input.queryId)),
+    ...(def.webhookEndpointId ? { only: def.webhookEndpointId } : {}),
+  };
 }
 
 /**
  * A run up to its send: search as the alert's key, keep the works it has not seen (min_relevance, max_cost_per_run),
  * record them (seen from now on) with the run's cached query. Idempotent by the run's queryId: a run already recorded
- * is not searched again. The alert when the run has works to send; else how it ended.
+ * is not searched again. The alert and the run's cached query when it has works to send; else how it ended.
  */
 async function readyRun(
   ctx: AlertsContext,
   input: AlertRunInput,
-): Promise<{ alert: AlertRow; works: number } | { status: "empty" | "skipped" }> {
+): Promise<{ alert: AlertRow; works: number; record: QueryRecord } | { status: "empty" | "skipped" }> {
   const alert = await ctx.alertRow(input.alertId);
   if (!alert) return { status: "skipped" };
   let run = await ctx.runRow(input.queryId);
-  let found: RetrievalOutcome | undefined;
   if (!run) {
-    const opened = await openRun(ctx, alert, input);
-    if (!opened) return { status: "skipped" };
-    ({ run, found } = opened);
+    await openRuns(ctx, [{ alert, input }], new Map());
+    run = await ctx.runRow(input.queryId);
+    if (!run) return { status: "skipped" };
   }
   if (run.state === "empty") return { status: "empty" };
   if (run.state !== "pending") return { status: "skipped" };
-  if (!(await keepRunRecord(ctx, alert, run, input.queryId, found))) return { status: "skipped" };
-  return { alert, works: run.works.length };
+  const record = await keepRunRecord(ctx, alert, run);
+  return record ? { alert, works: run.works.length, record } : { status: "skipped" };
 }
 
 /**
@@ -343,7 +420,8 @@ async function readyRun(
 export async function startRun(ctx: AlertsContext, input: AlertRunInput): Promise<AlertRunStart> {
   const ready = await readyRun(ctx, input);
   if ("status" in ready) return ready;
-  await sendRun(ctx, ready.alert, input, ctx.deps.publish);
+  const event = await matchedEvent(ctx, ready.alert, input, ready.record);
+  await ctx.deps.publish(event.orgId, event.type, event.data, event.source, event.actor, event.only);
   return { status: "sent", works: ready.works };
 }
 
@@ -351,15 +429,13 @@ export async function startRun(ctx: AlertsContext, input: AlertRunInput): Promis
  * A delivered run's charge, tied to its queryId, in micro-credits: 0 when the balance or the key's cap ran out since
  * the run was sent (delivered, and nothing could be charged).
  */
-async function chargeDelivered(ctx: AlertsContext, alertId: string, queryId: string): Promise<bigint> {
-  const alert = (await ctx.alertRow(alertId))!;
-  const record = await loadQueryRecord(ctx.db, queryId);
+async function chargeDelivered(ctx: AlertsContext, alert: AlertRow, record: QueryRecord | undefined): Promise<bigint> {
   const rows = record?.payload.rows ?? [];
   try {
     const charged = await ctx.deps.accounts.chargeSearch({
       orgId: alert.org_id,
       keyId: alert.key_id,
-      queryId,
+      queryId: record?.queryId ?? "",
       endpoint: ALERT_RUN_ENDPOINT,
       collections: chargeLines(
         rows.map((r) => ({
@@ -378,6 +454,33 @@ async function chargeDelivered(ctx: AlertsContext, alertId: string, queryId: str
   }
 }
 
+/** Pending runs ended in one append (AlertRunEnded), each once by its queryId. */
+async function endRuns(
+  ctx: AlertsContext,
+  ends: { run: AlertRunRow; outcome: AlertRunOutcome; chargedMicros: bigint }[],
+): Promise<void> {
+  if (ends.length === 0) return;
+  await appendStreams(ctx.db, ctx.clock, async () =>
+    ends.map(({ run, outcome, chargedMicros }) => ({
+      streamId: alertStream(run.alert_id),
+      actor: workflowActor(alertRunWorkflowId(run.query_id)),
+      events: [
+        {
+          type: "AlertRunEnded",
+          data: {
+            orgId: run.org_id,
+            alertId: run.alert_id,
+            queryId: run.query_id,
+            outcome,
+            chargedMicros: chargedMicros.toString(),
+          },
+        },
+      ],
+      idempotencyKey: `alert-run-end:${run.query_id}`,
+    })),
+  );
+}
+
 /** A run's last step: charged once (tied to its queryId) when its delivery was proven, else ended unpaid. */
 export async function endRun(
   ctx: AlertsContext,
@@ -386,32 +489,11 @@ export async function endRun(
   const run = await ctx.runRow(input.queryId);
   if (!run) throw new Error(`no alert run ${input.queryId}`);
   if (run.state !== "pending") return run.state;
-  const chargedMicros = input.delivered ? await chargeDelivered(ctx, input.alertId, input.queryId) : 0n;
+  const chargedMicros = input.delivered
+    ? await chargeDelivered(ctx, (await ctx.alertRow(input.alertId))!, await loadQueryRecord(ctx.db, input.queryId))
+    : 0n;
   const outcome: AlertRunOutcome = input.delivered ? "delivered" : "failed";
-  await runStreamCommand(
-    ctx.db,
-    ctx.clock,
-    alertStream(input.alertId),
-    workflowActor(alertRunWorkflowId(input.queryId)),
-    async () => ({
-      version: "any",
-      events: [
-        {
-          type: "AlertRunEnded",
-          data: {
-            orgId: run.org_id,
-            alertId: input.alertId,
-            queryId: input.queryId,
-            outcome,
-            chargedMicros: chargedMicros.toString(),
-          },
-        },
-      ],
-    }),
-    {
-      idempotencyKey: `alert-run-end:${input.queryId}`,
-    },
-  );
+  await endRuns(ctx, [{ run, outcome, chargedMicros }]);
   return outcome;
 }
 

@@ -5,7 +5,7 @@ import type { Db } from "../../eventstore/db.js";
 import { Rejection } from "../../domain/rejection.js";
 import type { Actor } from "../../domain/events.js";
 import { assertSearchPayable } from "../../domain/organization.js";
-import type { PublishWebhookEvent, PublishWebhookEventNow } from "../../domain/webhookPublish.js";
+import type { PublishWebhookEvent, PublishWebhookEventsNow } from "../../domain/webhookPublish.js";
 import { EVERY_ROW } from "../../retrieval/rowSelection.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 import { ALERTS, ALERT_RUNS, type AlertRow, type AlertRunRow } from "./alertTables.js";
@@ -29,7 +29,7 @@ export interface AlertsDeps {
    * the publish of an ingestion's batches of runs, each event's first attempt sent at once (`firstTry`: the batch's
    * first execution); without it this process runs no batch
    */
-  publishNow?: (firstTry: boolean) => PublishWebhookEventNow;
+  publishNow?: (firstTry: boolean) => PublishWebhookEventsNow;
   taskQueue?: string;
   /** each delivered work's integrity by the retraction rule (src/usecases/works/integrityRows.ts), as on every row */
   integrity?: IntegrityOf;

@@ -143,6 +143,15 @@ export async function loadQueryRecord(db: Queryable, queryId: string): Promise<Q
   return rows[0] ? recordOfRow(rows[0]) : undefined;
 }
 
+/** Records in one round trip, by id (those not found are missing). */
+export async function loadQueryRecords(db: Queryable, queryIds: string[]): Promise<Map<string, QueryRecord>> {
+  if (queryIds.length === 0) return new Map();
+  const rows = await db.query<QueryRecordRow>(`SELECT ${RECORD_COLUMNS} FROM query_records WHERE query_id = ANY($1)`, [
+    queryIds,
+  ]);
+  return new Map(rows.map(recordOfRow).map((r) => [r.queryId, r]));
+}
+
 /** Two records in one round trip (a cursor's page and the page it may already have made), by id. */
 export async function loadQueryRecordPair(
   db: Queryable,

@@ -5,7 +5,7 @@
 // whatever waits for proof of its delivery.
 import type { Db } from "../../eventstore/db.js";
 import { readByIdempotencyKey, readStream } from "../../eventstore/eventStore.js";
-import { runStreamCommand } from "../../../projections/streamCommand.js";
+import { appendStreams, runStreamCommand } from "../../../projections/streamCommand.js";
 import { Rejection } from "../../domain/rejection.js";
 import {
   webhookDeliveryStream,
@@ -51,6 +51,36 @@ export interface DeliveryAttemptDeps {
 const ACTOR = (d: WebhookDeliveryInput): Actor => ({ kind: "workflow", id: `webhook-${d.messageId}-${d.endpointId}` });
 const DEFAULT_TIMEOUT_MS = 10_000;
 
+/** A delivery's first attempt sent at publish, with the payload it carries. */
+export interface FirstAttempt {
+  delivery: WebhookDeliveryInput;
+  payload: WebhookPayload;
+}
+
+/** Each attempt is recorded once by its number; each round of a delivery ends once. */
+const attemptKey = (d: WebhookDeliveryInput, attempt: number) =>
+  `webhook-attempt:${d.messageId}:${d.endpointId}:${attempt}`;
+const endKey = (d: WebhookDeliveryInput) => `webhook-end:${d.messageId}:${d.endpointId}:${d.round}`;
+
+const attemptRecorded = (d: WebhookDeliveryInput, attempt: number, outcome: AttemptOutcome): DomainEvent => ({
+  type: "WebhookAttemptRecorded",
+  data: {
+    orgId: d.orgId,
+    messageId: d.messageId,
+    endpointId: d.endpointId,
+    attempt,
+    status: outcome.status,
+    latencyMs: outcome.latencyMs,
+    excerpt: outcome.excerpt,
+    error: outcome.error,
+  },
+});
+
+const deliveryEnded = (d: WebhookDeliveryInput, outcome: WebhookDeliveryOutcome): DomainEvent => ({
+  type: "WebhookDeliveryEnded",
+  data: { orgId: d.orgId, messageId: d.messageId, endpointId: d.endpointId, outcome },
+});
+
 export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
   const { db, clock } = deps;
 
@@ -86,58 +116,123 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     return created.data.payload;
   }
 
+  /**
+   * Checks the endpoint's URL again (a name may have been rebound to a private address since registration), signs the
+   * body with its secrets and sends it to the checked address; a refused URL is an attempt that sent nothing.
+   */
+  async function send(row: WebhookEndpointRow, messageId: string, body: string): Promise<AttemptOutcome> {
+    try {
+      const target = await checkWebhookUrl(row.url, { allowPrivate: deps.allowPrivateUrls, lookup: deps.lookup });
+      const secrets = signingVersions(
+        { secretVersion: row.secret_version, previousSecretExpiresAt: row.previous_secret_expires_at },
+        clock(),
+      ).map((v) => endpointSecret(deps.secretKey, row.endpoint_id, v));
+      // wall time: receivers compare webhook-timestamp with their own clock
+      return await sendWebhook(
+        target,
+        body,
+        signedHeaders(secrets, messageId, Math.floor(Date.now() / 1000), body),
+        deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      );
+    } catch (err) {
+      if (!(err instanceof Rejection)) throw err;
+      return { status: null, latencyMs: 0, excerpt: "", error: `refused before sending: ${err.message}` };
+    }
+  }
+
+  /** The crash tests' pause after the receiver answered, before the attempt is recorded: on a first try alone. */
+  const pauseAfterSend = async (firstTry: boolean) => {
+    if (deps.afterSendDelayMs && firstTry) await new Promise((r) => setTimeout(r, deps.afterSendDelayMs));
+  };
+
   return {
     /**
      * `firstTry`: the first execution of this attempt (a crash test's pause applies to it alone, so a retry goes
      * through).
      */
     async attempt(d: WebhookDeliveryInput, attempt: number, firstTry = true): Promise<AttemptVerdict> {
-      const key = `webhook-attempt:${d.messageId}:${d.endpointId}:${attempt}`;
+      const key = attemptKey(d, attempt);
       // a retried activity whose attempt was recorded (the worker died after the record): that attempt's verdict
       const earlier = (await readByIdempotencyKey(db, key)).find((e) => e.type === "WebhookAttemptRecorded");
       if (earlier?.type === "WebhookAttemptRecorded") return isDelivered(earlier.data.status) ? "delivered" : "failed";
       const row = await endpoint(d.endpointId);
       if (!row || row.state !== "enabled") return "gone";
-      const payload = await payloadOf(d.messageId);
-      const body = JSON.stringify(payload);
-      let outcome: AttemptOutcome;
-      try {
-        const target = await checkWebhookUrl(row.url, { allowPrivate: deps.allowPrivateUrls, lookup: deps.lookup });
-        const secrets = signingVersions(
-          { secretVersion: row.secret_version, previousSecretExpiresAt: row.previous_secret_expires_at },
-          clock(),
-        ).map((v) => endpointSecret(deps.secretKey, row.endpoint_id, v));
-        // wall time: receivers compare webhook-timestamp with their own clock
-        outcome = await sendWebhook(
-          target,
-          body,
-          signedHeaders(secrets, d.messageId, Math.floor(Date.now() / 1000), body),
-          deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        );
-      } catch (err) {
-        if (!(err instanceof Rejection)) throw err;
-        outcome = { status: null, latencyMs: 0, excerpt: "", error: `refused before sending: ${err.message}` };
-      }
-      if (deps.afterSendDelayMs && firstTry) await new Promise((r) => setTimeout(r, deps.afterSendDelayMs));
-      await recordOnce(
-        webhookDeliveryStream(d.messageId, d.endpointId),
-        d,
-        {
-          type: "WebhookAttemptRecorded",
-          data: {
-            orgId: d.orgId,
-            messageId: d.messageId,
-            endpointId: d.endpointId,
-            attempt,
-            status: outcome.status,
-            latencyMs: outcome.latencyMs,
-            excerpt: outcome.excerpt,
-            error: outcome.error,
-          },
-        },
-        key,
-      );
+      const outcome = await send(row, d.messageId, JSON.stringify(await payloadOf(d.messageId)));
+      await pauseAfterSend(firstTry);
+      await recordOnce(webhookDeliveryStream(d.messageId, d.endpointId), d, attemptRecorded(d, attempt, outcome), key);
       return isDelivered(outcome.status) ? "delivered" : "failed";
+    },
+
+    /**
+     * Many deliveries' first attempts at once (an event published with them, webhooks.ts publishWithFirstAttempts):
+     * what a retried step recorded already is its verdict, the rest are sent together and recorded in one append.
+     * The same checks, signature and records as `attempt` 1 of each.
+     */
+    async firstAttempts(list: FirstAttempt[], firstTry: boolean): Promise<AttemptVerdict[]> {
+      if (list.length === 0) return [];
+      const recorded = new Map(
+        (
+          await db.query<{ key: string; status: number | null }>(
+            `SELECT idempotency_key AS key, (data->>'status')::int AS status FROM events
+              WHERE idempotency_key = ANY($1) AND type = 'WebhookAttemptRecorded'`,
+            [list.map((a) => attemptKey(a.delivery, 1))],
+          )
+        ).map((r) => [r.key, r.status]),
+      );
+      const rows = new Map(
+        (
+          await db.query(
+            `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE endpoint_id = ANY($1)`,
+            [[...new Set(list.map((a) => a.delivery.endpointId))]],
+          )
+        ).map((r) => {
+          const row = normalizeRow(WEBHOOK_ENDPOINTS, r);
+          return [row.endpoint_id, row];
+        }),
+      );
+      const sent: { delivery: WebhookDeliveryInput; outcome: AttemptOutcome }[] = [];
+      const verdicts = await Promise.all(
+        list.map(async ({ delivery: d, payload }): Promise<AttemptVerdict> => {
+          const key = attemptKey(d, 1);
+          if (recorded.has(key)) return isDelivered(recorded.get(key) ?? null) ? "delivered" : "failed";
+          const row = rows.get(d.endpointId);
+          if (!row || row.state !== "enabled") return "gone";
+          const outcome = await send(row, d.messageId, JSON.stringify(payload));
+          sent.push({ delivery: d, outcome });
+          return isDelivered(outcome.status) ? "delivered" : "failed";
+        }),
+      );
+      if (sent.length > 0) {
+        await pauseAfterSend(firstTry);
+        await appendStreams(db, clock, async () =>
+          sent.map(({ delivery: d, outcome }) => ({
+            streamId: webhookDeliveryStream(d.messageId, d.endpointId),
+            actor: ACTOR(d),
+            events: [attemptRecorded(d, 1, outcome)],
+            idempotencyKey: attemptKey(d, 1),
+          })),
+        );
+      }
+      return verdicts;
+    },
+
+    /**
+     * The end of deliveries whose first attempt settled them (delivered, or their endpoint gone), in one append; each
+     * recorded once, and a delivered one handed to what waits for its proof, as `end` does.
+     */
+    async endSettled(list: { delivery: WebhookDeliveryInput; outcome: "delivered" | "cancelled" }[]): Promise<void> {
+      if (list.length === 0) return;
+      await appendStreams(db, clock, async () =>
+        list.map(({ delivery: d, outcome }) => ({
+          streamId: webhookDeliveryStream(d.messageId, d.endpointId),
+          actor: ACTOR(d),
+          events: [deliveryEnded(d, outcome)],
+          idempotencyKey: endKey(d),
+        })),
+      );
+      if (deps.onDelivered)
+        for (const { delivery: d, outcome } of list)
+          if (outcome === "delivered") await deps.onDelivered(await payloadOf(d.messageId), d.orgId);
     },
 
     async end(d: WebhookDeliveryInput, outcome: WebhookDeliveryOutcome): Promise<void> {
@@ -148,15 +243,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         [d.messageId, d.endpointId],
       );
       if (!known) return;
-      await recordOnce(
-        webhookDeliveryStream(d.messageId, d.endpointId),
-        d,
-        {
-          type: "WebhookDeliveryEnded",
-          data: { orgId: d.orgId, messageId: d.messageId, endpointId: d.endpointId, outcome },
-        },
-        `webhook-end:${d.messageId}:${d.endpointId}:${d.round}`,
-      );
+      await recordOnce(webhookDeliveryStream(d.messageId, d.endpointId), d, deliveryEnded(d, outcome), endKey(d));
       if (outcome === "failed") {
         const row = await endpoint(d.endpointId);
         if (row && row.state === "enabled" && shouldDisable(row.failing_since, clock(), deps.disableAfterMs)) {

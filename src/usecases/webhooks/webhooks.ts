@@ -5,7 +5,7 @@ import { takeMinuteBudgetOf, type BudgetPayer } from "../limits/quotas.js";
 import { createHash, randomBytes } from "node:crypto";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 import type { Db } from "../../eventstore/db.js";
-import { runStreamCommand } from "../../../projections/streamCommand.js";
+import { appendStreams, runStreamCommand } from "../../../projections/streamCommand.js";
 import { readStream } from "../../eventstore/eventStore.js";
 import { Rejection } from "../../domain/rejection.js";
 import {
@@ -14,6 +14,7 @@ import {
   webhookEndpointStream,
   webhookMessageStream,
   type Actor,
+  type DomainEvent,
 } from "../../domain/events.js";
 import { formatCredits } from "../../domain/money.js";
 import {
@@ -26,9 +27,13 @@ import {
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_TEST_EVENT,
   type WebhookPayload,
-  type WebhookPayloadType,
 } from "../../domain/webhooks.js";
-import type { PublishedNow, PublishWebhookEvent, PublishWebhookEventNow } from "../../domain/webhookPublish.js";
+import type {
+  PublishedNow,
+  PublishWebhookEvent,
+  PublishWebhookEventsNow,
+  WebhookEventToPublish,
+} from "../../domain/webhookPublish.js";
 import { checkWebhookUrl, type HostLookup } from "./urlGuard.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 import {
@@ -44,8 +49,8 @@ import { webhookDeliveryWorkflow } from "../../../workflows/webhookDelivery.js";
 import { webhookWorkflowId, type WebhookDeliveryInput } from "../../../workflows/webhookTypes.js";
 import type { DeliveryAttempts } from "./deliveryAttempts.js";
 
-/** A delivery's attempt and its end, as the delivery workflow's steps make them (deliveryAttempts.ts). */
-type FirstAttempts = Pick<DeliveryAttempts, "attempt" | "end">;
+/** First attempts made at publish and their ends, as the delivery workflow's steps make them (deliveryAttempts.ts). */
+type FirstAttempts = Pick<DeliveryAttempts, "firstAttempts" | "endSettled" | "end">;
 
 interface WebhookSettings {
   /** the master key endpoint secrets are derived from */
@@ -172,54 +177,85 @@ function checkEvents(events: string[]): string[] {
 }
 
 /**
+ * The event for the organization's enabled `endpoints` that subscribe to `type` (`only`: to that endpoint alone,
+ * whatever it subscribes to: a test event); none when there is none.
+ */
+function eventCreated(
+  e: WebhookEventToPublish,
+  messageId: string,
+  endpoints: WebhookEndpointRow[],
+  at: Date,
+): DomainEvent[] {
+  const to = endpoints.filter(
+    (r) => r.org_id === e.orgId && (e.only ? r.endpoint_id === e.only : subscribesTo(r.events, e.type)),
+  );
+  if (to.length === 0) return [];
+  const payload: WebhookPayload = { type: e.type, timestamp: at.toISOString(), data: e.data };
+  if (Buffer.byteLength(JSON.stringify(payload)) > MAX_WEBHOOK_BODY_BYTES)
+    throw new Error(`a ${e.type} payload is larger than ${MAX_WEBHOOK_BODY_BYTES} bytes`);
+  return [
+    {
+      type: "WebhookEventCreated",
+      data: { orgId: e.orgId, messageId, eventType: e.type, payload, endpointIds: to.map((r) => r.endpoint_id) },
+    },
+  ];
+}
+
+interface CreatedEvent {
+  messageId: string;
+  endpointIds: string[];
+  payload: WebhookPayload;
+}
+
+/**
+ * Appends each event once (by its source) for its organization's enabled endpoints that subscribe to it, all in one
+ * append; null for one that no endpoint takes. A retried append names the same events and the same endpoints.
+ */
+async function appendEvents(ctx: WebhooksContext, events: WebhookEventToPublish[]): Promise<(CreatedEvent | null)[]> {
+  const { db, clock } = ctx;
+  const messageIds = events.map((e) => messageIdOf(e.source));
+  const keyOf = (messageId: string) => `webhook-message:${messageId}`;
+  const written = await appendStreams(db, clock, async (tx, at) => {
+    const endpoints = (
+      await tx.query(
+        `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE org_id = ANY($1) AND state ` +
+          "= 'enabled' ORDER BY endpoint_id",
+        [[...new Set(events.map((e) => e.orgId))]],
+      )
+    ).map((r) => normalizeRow(WEBHOOK_ENDPOINTS, r));
+    return events.map((e, i) => ({
+      streamId: webhookMessageStream(messageIds[i]!),
+      actor: e.actor,
+      events: eventCreated(e, messageIds[i]!, endpoints, at),
+      idempotencyKey: keyOf(messageIds[i]!),
+    }));
+  });
+  // what this append did not write: appended by an earlier try of the same publish, or taken by no endpoint
+  const earlier = new Map(
+    (
+      await db.query<{ data: { messageId: string; endpointIds: string[]; payload: WebhookPayload } }>(
+        `SELECT data FROM events WHERE idempotency_key = ANY($1) AND type = 'WebhookEventCreated'`,
+        [messageIds.filter((_, i) => written[i]!.length === 0).map(keyOf)],
+      )
+    ).map((r) => [r.data.messageId, r.data]),
+  );
+  return messageIds.map((messageId, i) => {
+    const created = written[i]!.find((e) => e.type === "WebhookEventCreated") ?? undefined;
+    const data = created?.type === "WebhookEventCreated" ? created.data : earlier.get(messageId);
+    return data ? { messageId, endpointIds: data.endpointIds, payload: data.payload } : null;
+  });
+}
+
+/**
  * Appends the event once (by its source) for the organization's enabled endpoints that subscribe to `type` (`only`:
- * to that endpoint alone, whatever it subscribes to: a test event); null when there is none. A retried append names
- * the same event and the same endpoints.
+ * to that endpoint alone, whatever it subscribes to: a test event); null when there is none.
  */
 async function appendEvent(
   ctx: WebhooksContext,
-  orgId: string,
-  type: WebhookPayloadType,
-  data: Record<string, unknown>,
-  source: string,
-  actor: Actor,
-  only?: string,
-): Promise<{ messageId: string; endpointIds: string[] } | null> {
-  const { db, clock } = ctx;
-  const messageId = messageIdOf(source);
-  const stored = await runStreamCommand(
-    db,
-    clock,
-    webhookMessageStream(messageId),
-    actor,
-    async (tx, at) => {
-      const rows = await tx.query(
-        `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE org_id = $1 AND state ` +
-          "= 'enabled' ORDER BY endpoint_id",
-        [orgId],
-      );
-      const endpoints = rows
-        .map((r) => normalizeRow(WEBHOOK_ENDPOINTS, r))
-        .filter((e) => (only ? e.endpoint_id === only : subscribesTo(e.events, type)));
-      if (endpoints.length === 0) return { version: 0, events: [] };
-      const payload: WebhookPayload = { type, timestamp: at.toISOString(), data };
-      if (Buffer.byteLength(JSON.stringify(payload)) > MAX_WEBHOOK_BODY_BYTES)
-        throw new Error(`a ${type} payload is larger than ${MAX_WEBHOOK_BODY_BYTES} bytes`);
-      return {
-        version: 0,
-        events: [
-          {
-            type: "WebhookEventCreated",
-            data: { orgId, messageId, eventType: type, payload, endpointIds: endpoints.map((e) => e.endpoint_id) },
-          },
-        ],
-      };
-    },
-    { idempotencyKey: `webhook-message:${messageId}` },
-  );
-  const created = stored.find((e) => e.type === "WebhookEventCreated");
-  if (!created || created.type !== "WebhookEventCreated") return null;
-  return { messageId, endpointIds: created.data.endpointIds };
+  ...[orgId, type, data, source, actor, only]: Parameters<PublishWebhookEvent>
+): Promise<CreatedEvent | null> {
+  const [created] = await appendEvents(ctx, [{ orgId, type, data, source, actor, ...(only ? { only } : {}) }]);
+  return created ?? null;
 }
 
 /** Appends the event once (by its source) and starts its deliveries; nothing when no enabled endpoint subscribes. */
@@ -250,40 +286,58 @@ const firstDelivery = (
 });
 
 /**
- * Appends the event once and sends its first attempt to each endpoint here, not in a delivery workflow: a 2xx ends
- * that delivery at once, with no workflow at all, so a storm of events (an ingestion's alert runs) costs Temporal
- * nothing when the receivers answer. An endpoint that did not answer 2xx gets its delivery workflow for the rest of
- * the schedule (attempt 2 after the first wait) when the caller calls `retryLater`: a caller that waits for proof of
- * delivery starts its waiter first, so the retries' 2xx always finds it. Idempotent by the source: a retried call
- * sends no attempt that was recorded (it returns that attempt's verdict), and resends one that was not with the same
- * webhook-id. The caller takes a 2xx as its proof of delivery (nothing else is told).
+ * Appends the events once (in one append) and sends each endpoint's first attempt here, not in a delivery workflow:
+ * a 2xx ends that delivery at once, with no workflow at all, so a storm of events (an ingestion's alert runs) costs
+ * Temporal nothing when the receivers answer, and the store one append per step for all of them. An endpoint that
+ * did not answer 2xx gets its delivery workflow for the rest of the schedule (attempt 2 after the first wait) when
+ * the caller calls `retryLater`: a caller that waits for proof of delivery starts its waiter first, so the retries'
+ * 2xx always finds it. Idempotent by the sources: a retried call sends no attempt that was recorded (it returns that
+ * attempt's verdict), and resends one that was not with the same webhook-id. The caller takes a 2xx as its proof of
+ * delivery (nothing else is told).
  */
-async function publishWithFirstAttempt(
+async function publishWithFirstAttempts(
   ctx: WebhooksContext,
   attempts: FirstAttempts,
   firstTry: boolean,
-  ...args: Parameters<PublishWebhookEvent>
-): Promise<PublishedNow | null> {
-  const [orgId] = args;
-  const event = await appendEvent(ctx, ...args);
-  if (!event) return null;
+  events: WebhookEventToPublish[],
+): Promise<(PublishedNow | null)[]> {
+  const created = await appendEvents(ctx, events);
   const { retrySeconds } = ctx.settings;
-  let delivered = false;
-  const retries: WebhookDeliveryInput[] = [];
-  for (const endpointId of event.endpointIds) {
-    const first = firstDelivery(ctx, orgId, event.messageId, endpointId);
-    const verdict = await attempts.attempt(first, 1, firstTry);
-    if (verdict === "delivered") delivered = true;
+  const firsts = created.flatMap((c, i) =>
+    c
+      ? c.endpointIds.map((endpointId) => ({
+          of: i,
+          delivery: firstDelivery(ctx, events[i]!.orgId, c.messageId, endpointId),
+          payload: c.payload,
+        }))
+      : [],
+  );
+  const verdicts = await attempts.firstAttempts(firsts, firstTry);
+  const delivered = new Set<number>();
+  const retries = new Map<number, WebhookDeliveryInput[]>();
+  const settled: { delivery: WebhookDeliveryInput; outcome: "delivered" | "cancelled" }[] = [];
+  for (const [j, { of, delivery }] of firsts.entries()) {
+    const verdict = verdicts[j]!;
+    if (verdict === "delivered") delivered.add(of);
     if (verdict === "failed" && retrySeconds.length > 0)
-      retries.push({ ...first, firstAttempt: 2, retrySeconds: retrySeconds.slice(1) });
-    else await attempts.end(first, verdict === "delivered" ? "delivered" : verdict === "gone" ? "cancelled" : "failed");
+      retries.set(of, [
+        ...(retries.get(of) ?? []),
+        { ...delivery, firstAttempt: 2, retrySeconds: retrySeconds.slice(1) },
+      ]);
+    else if (verdict === "failed") await attempts.end(delivery, "failed");
+    else settled.push({ delivery, outcome: verdict === "delivered" ? "delivered" : "cancelled" });
   }
-  return {
-    delivered,
-    retryLater: async () => {
-      for (const retry of retries) await ctx.startDelivery(retry, retrySeconds[0]! * 1000);
-    },
-  };
+  await attempts.endSettled(settled);
+  return created.map((c, i) =>
+    c
+      ? {
+          delivered: delivered.has(i),
+          retryLater: async () => {
+            for (const retry of retries.get(i) ?? []) await ctx.startDelivery(retry, retrySeconds[0]! * 1000);
+          },
+        }
+      : null,
+  );
 }
 
 /** A new endpoint: its events known, its URL public, at most MAX_ENDPOINTS_PER_ORG; its secret shown once. */
@@ -485,13 +539,13 @@ export function createWebhooks(deps: WebhooksDeps) {
     publish,
 
     /**
-     * The publish of a storm of events: each one's first attempt sent here with `attempts` (publishWithFirstAttempt);
+     * The publish of a storm of events: each one's first attempt sent here with `attempts` (publishWithFirstAttempts);
      * `firstTry`: the first execution of the caller's step (a crash test's pause applies to it alone).
      */
-    publishWithFirstAttempt:
-      (attempts: FirstAttempts, firstTry: boolean): PublishWebhookEventNow =>
-      (...args) =>
-        publishWithFirstAttempt(ctx, attempts, firstTry, ...args),
+    publishWithFirstAttempts:
+      (attempts: FirstAttempts, firstTry: boolean): PublishWebhookEventsNow =>
+      (events) =>
+        publishWithFirstAttempts(ctx, attempts, firstTry, events),
 
     /** A new endpoint; `payer` takes the request's slot of the per-minute budget (as do sendTest and redeliver). */
     create: (orgId: string, input: NewEndpointInput, actor: Actor, payer: BudgetPayer) =>
