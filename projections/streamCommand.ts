@@ -54,7 +54,7 @@ export function runStreamCommand(
 }
 
 /** One stream's share of appendStreams: its events, appended once by their key, as one writer of the stream. */
-export interface StreamAppend {
+interface StreamAppend {
   streamId: string;
   actor: Actor;
   events: DomainEvent[];

@@ -52,7 +52,7 @@ const ACTOR = (d: WebhookDeliveryInput): Actor => ({ kind: "workflow", id: `webh
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** A delivery's first attempt sent at publish, with the payload it carries. */
-export interface FirstAttempt {
+interface FirstAttempt {
   delivery: WebhookDeliveryInput;
   payload: WebhookPayload;
 }
@@ -61,6 +61,24 @@ export interface FirstAttempt {
 const attemptKey = (d: WebhookDeliveryInput, attempt: number) =>
   `webhook-attempt:${d.messageId}:${d.endpointId}:${attempt}`;
 const endKey = (d: WebhookDeliveryInput) => `webhook-end:${d.messageId}:${d.endpointId}:${d.round}`;
+
+/** The status each of these attempts was recorded with (null: no answer), by its key; unrecorded ones are missing. */
+async function recordedStatuses(db: Db, keys: string[]): Promise<Map<string, number | null>> {
+  const rows = await db.query<{ key: string; status: number | null }>(
+    `SELECT idempotency_key AS key, (data->>'status')::int AS status FROM events
+      WHERE idempotency_key = ANY($1) AND type = 'WebhookAttemptRecorded'`,
+    [keys],
+  );
+  return new Map(rows.map((r) => [r.key, r.status]));
+}
+
+async function endpointsById(db: Db, ids: string[]): Promise<Map<string, WebhookEndpointRow>> {
+  const rows = await db.query(
+    `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE endpoint_id = ANY($1)`,
+    [[...new Set(ids)]],
+  );
+  return new Map(rows.map((r) => normalizeRow(WEBHOOK_ENDPOINTS, r)).map((r) => [r.endpoint_id, r]));
+}
 
 const attemptRecorded = (d: WebhookDeliveryInput, attempt: number, outcome: AttemptOutcome): DomainEvent => ({
   type: "WebhookAttemptRecorded",
@@ -81,16 +99,44 @@ const deliveryEnded = (d: WebhookDeliveryInput, outcome: WebhookDeliveryOutcome)
   data: { orgId: d.orgId, messageId: d.messageId, endpointId: d.endpointId, outcome },
 });
 
+async function payloadOf(db: Db, messageId: string): Promise<WebhookPayload> {
+  const created = (await readStream(db, webhookMessageStream(messageId))).find((e) => e.type === "WebhookEventCreated");
+  if (!created || created.type !== "WebhookEventCreated")
+    throw new Error(`webhook event ${messageId} is not in the store`);
+  return created.data.payload;
+}
+
+/**
+ * Checks the endpoint's URL again (a name may have been rebound to a private address since registration), signs the
+ * body with its secrets and sends it to the checked address; a refused URL is an attempt that sent nothing.
+ */
+async function send(
+  deps: DeliveryAttemptDeps,
+  row: WebhookEndpointRow,
+  messageId: string,
+  body: string,
+): Promise<AttemptOutcome> {
+  try {
+    const target = await checkWebhookUrl(row.url, { allowPrivate: deps.allowPrivateUrls, lookup: deps.lookup });
+    const secrets = signingVersions(
+      { secretVersion: row.secret_version, previousSecretExpiresAt: row.previous_secret_expires_at },
+      deps.clock(),
+    ).map((v) => endpointSecret(deps.secretKey, row.endpoint_id, v));
+    // wall time: receivers compare webhook-timestamp with their own clock
+    return await sendWebhook(
+      target,
+      body,
+      signedHeaders(secrets, messageId, Math.floor(Date.now() / 1000), body),
+      deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    );
+  } catch (err) {
+    if (!(err instanceof Rejection)) throw err;
+    return { status: null, latencyMs: 0, excerpt: "", error: `refused before sending: ${err.message}` };
+  }
+}
+
 export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
   const { db, clock } = deps;
-
-  async function endpoint(endpointId: string): Promise<WebhookEndpointRow | undefined> {
-    const [row] = await db.query(
-      `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
-      [endpointId],
-    );
-    return row ? normalizeRow(WEBHOOK_ENDPOINTS, row) : undefined;
-  }
 
   /**
    * Appends `event` on `stream` as the delivery's workflow, once per `idempotencyKey` (a retried activity appends
@@ -105,39 +151,6 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     await runStreamCommand(db, clock, stream, ACTOR(d), async () => ({ version: "any", events: [event] }), {
       idempotencyKey,
     });
-  }
-
-  async function payloadOf(messageId: string): Promise<WebhookPayload> {
-    const created = (await readStream(db, webhookMessageStream(messageId))).find(
-      (e) => e.type === "WebhookEventCreated",
-    );
-    if (!created || created.type !== "WebhookEventCreated")
-      throw new Error(`webhook event ${messageId} is not in the store`);
-    return created.data.payload;
-  }
-
-  /**
-   * Checks the endpoint's URL again (a name may have been rebound to a private address since registration), signs the
-   * body with its secrets and sends it to the checked address; a refused URL is an attempt that sent nothing.
-   */
-  async function send(row: WebhookEndpointRow, messageId: string, body: string): Promise<AttemptOutcome> {
-    try {
-      const target = await checkWebhookUrl(row.url, { allowPrivate: deps.allowPrivateUrls, lookup: deps.lookup });
-      const secrets = signingVersions(
-        { secretVersion: row.secret_version, previousSecretExpiresAt: row.previous_secret_expires_at },
-        clock(),
-      ).map((v) => endpointSecret(deps.secretKey, row.endpoint_id, v));
-      // wall time: receivers compare webhook-timestamp with their own clock
-      return await sendWebhook(
-        target,
-        body,
-        signedHeaders(secrets, messageId, Math.floor(Date.now() / 1000), body),
-        deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      );
-    } catch (err) {
-      if (!(err instanceof Rejection)) throw err;
-      return { status: null, latencyMs: 0, excerpt: "", error: `refused before sending: ${err.message}` };
-    }
   }
 
   /** The crash tests' pause after the receiver answered, before the attempt is recorded: on a first try alone. */
@@ -155,9 +168,9 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
       // a retried activity whose attempt was recorded (the worker died after the record): that attempt's verdict
       const earlier = (await readByIdempotencyKey(db, key)).find((e) => e.type === "WebhookAttemptRecorded");
       if (earlier?.type === "WebhookAttemptRecorded") return isDelivered(earlier.data.status) ? "delivered" : "failed";
-      const row = await endpoint(d.endpointId);
+      const row = (await endpointsById(db, [d.endpointId])).get(d.endpointId);
       if (!row || row.state !== "enabled") return "gone";
-      const outcome = await send(row, d.messageId, JSON.stringify(await payloadOf(d.messageId)));
+      const outcome = await send(deps, row, d.messageId, JSON.stringify(await payloadOf(db, d.messageId)));
       await pauseAfterSend(firstTry);
       await recordOnce(webhookDeliveryStream(d.messageId, d.endpointId), d, attemptRecorded(d, attempt, outcome), key);
       return isDelivered(outcome.status) ? "delivered" : "failed";
@@ -170,25 +183,13 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
      */
     async firstAttempts(list: FirstAttempt[], firstTry: boolean): Promise<AttemptVerdict[]> {
       if (list.length === 0) return [];
-      const recorded = new Map(
-        (
-          await db.query<{ key: string; status: number | null }>(
-            `SELECT idempotency_key AS key, (data->>'status')::int AS status FROM events
-              WHERE idempotency_key = ANY($1) AND type = 'WebhookAttemptRecorded'`,
-            [list.map((a) => attemptKey(a.delivery, 1))],
-          )
-        ).map((r) => [r.key, r.status]),
+      const recorded = await recordedStatuses(
+        db,
+        list.map((a) => attemptKey(a.delivery, 1)),
       );
-      const rows = new Map(
-        (
-          await db.query(
-            `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE endpoint_id = ANY($1)`,
-            [[...new Set(list.map((a) => a.delivery.endpointId))]],
-          )
-        ).map((r) => {
-          const row = normalizeRow(WEBHOOK_ENDPOINTS, r);
-          return [row.endpoint_id, row];
-        }),
+      const rows = await endpointsById(
+        db,
+        list.map((a) => a.delivery.endpointId),
       );
       const sent: { delivery: WebhookDeliveryInput; outcome: AttemptOutcome }[] = [];
       const verdicts = await Promise.all(
@@ -197,7 +198,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
           if (recorded.has(key)) return isDelivered(recorded.get(key) ?? null) ? "delivered" : "failed";
           const row = rows.get(d.endpointId);
           if (!row || row.state !== "enabled") return "gone";
-          const outcome = await send(row, d.messageId, JSON.stringify(payload));
+          const outcome = await send(deps, row, d.messageId, JSON.stringify(payload));
           sent.push({ delivery: d, outcome });
           return isDelivered(outcome.status) ? "delivered" : "failed";
         }),
@@ -232,7 +233,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
       );
       if (deps.onDelivered)
         for (const { delivery: d, outcome } of list)
-          if (outcome === "delivered") await deps.onDelivered(await payloadOf(d.messageId), d.orgId);
+          if (outcome === "delivered") await deps.onDelivered(await payloadOf(db, d.messageId), d.orgId);
     },
 
     async end(d: WebhookDeliveryInput, outcome: WebhookDeliveryOutcome): Promise<void> {
@@ -245,7 +246,7 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
       if (!known) return;
       await recordOnce(webhookDeliveryStream(d.messageId, d.endpointId), d, deliveryEnded(d, outcome), endKey(d));
       if (outcome === "failed") {
-        const row = await endpoint(d.endpointId);
+        const row = (await endpointsById(db, [d.endpointId])).get(d.endpointId);
         if (row && row.state === "enabled" && shouldDisable(row.failing_since, clock(), deps.disableAfterMs)) {
           await recordOnce(
             webhookEndpointStream(d.endpointId),
@@ -262,7 +263,8 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
           );
         }
       }
-      if (outcome === "delivered" && deps.onDelivered) await deps.onDelivered(await payloadOf(d.messageId), d.orgId);
+      if (outcome === "delivered" && deps.onDelivered)
+        await deps.onDelivered(await payloadOf(db, d.messageId), d.orgId);
     },
   };
 }
