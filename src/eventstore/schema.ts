@@ -41,6 +41,10 @@ ALTER TABLE query_records ADD COLUMN IF NOT EXISTS query_text TEXT;
 ALTER TABLE query_records ADD COLUMN IF NOT EXISTS sandbox_unlocked TEXT[];
 -- the dashboard's recent queries list an organization's previews, newest first
 CREATE INDEX IF NOT EXISTS query_records_org ON query_records (org_id, created_at);
+-- an alert's query (by its digest) as an embedding path embedded it once: the runs after an ingestion skip the model
+-- (derived data, made again when missing)
+CREATE TABLE IF NOT EXISTS alert_query_vectors (
+  model TEXT NOT NULL, query_sha256 TEXT NOT NULL, vector BYTEA NOT NULL, PRIMARY KEY (model, query_sha256));
 CREATE TABLE IF NOT EXISTS preview_idempotency (
   org_id       TEXT NOT NULL,
   idem_key     TEXT NOT NULL,

@@ -56,3 +56,23 @@ export async function embedQueryCached(
   }
   return pending;
 }
+
+/** The vector this embedder already holds for the query (nothing is embedded). */
+export function knownQueryVector(embedder: Embedder, text: string): Float32Array | undefined {
+  return cacheOf(embedder).done.get(cacheKey(text));
+}
+
+/**
+ * Keeps a vector this embedder made for the query before (stored by its modelName), so the next search of it skips
+ * the model.
+ */
+export function rememberQueryVector(
+  embedder: Embedder,
+  text: string,
+  vector: Float32Array,
+  capacity = QUERY_VECTOR_CACHE_ENTRIES,
+): void {
+  const cache = cacheOf(embedder);
+  cache.done.set(cacheKey(text), vector);
+  while (cache.done.size > capacity) cache.done.delete(cache.done.keys().next().value as string);
+}

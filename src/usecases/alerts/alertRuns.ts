@@ -36,6 +36,7 @@ import type { CachedRow } from "../../domain/resultRow.js";
 import { batchBounds, inBatch, selectRun } from "./alertRules.js";
 import { workflowActor, type AlertsContext } from "./alertsContext.js";
 import { pauseRetired } from "./alertState.js";
+import { keepAlertVectors, loadAlertVectors } from "./alertVectors.js";
 
 /** The endpoint a run's charge names in the ledger (SearchCharged.endpoint). */
 const ALERT_RUN_ENDPOINT = "/alerts";
@@ -231,14 +232,19 @@ export async function runBatch(
  */
 async function openRuns(ctx: AlertsContext, runs: BatchRun[], known: Map<string, AlertRunRow>): Promise<void> {
   const found = new Map<string, RetrievalOutcome>();
-  await inLanes(
-    runs.filter((r) => !known.has(r.input.queryId)),
-    BATCH_SEARCHES_IN_FLIGHT,
-    async ({ alert, input }) => {
-      const outcome = await searchRun(ctx, alert, input);
-      if (outcome) found.set(input.queryId, outcome);
-    },
+  const searching = runs.filter((r) => !known.has(r.input.queryId));
+  const { embedder } = ctx.deps.search;
+  const unstored = await loadAlertVectors(
+    ctx.db,
+    embedder,
+    searching.map((r) => r.alert.definition.query),
   );
+  await inLanes(searching, BATCH_SEARCHES_IN_FLIGHT, async ({ alert, input }) => {
+    const outcome = await searchRun(ctx, alert, input);
+    if (outcome) found.set(input.queryId, outcome);
+  });
+  // alerts made before their vectors were stored: the next runs load them
+  await keepAlertVectors(ctx.db, embedder, unstored);
   const opening = runs.filter((r) => found.has(r.input.queryId));
   if (opening.length === 0) return;
   await appendStreams(ctx.db, ctx.clock, async (tx) => {

@@ -4,6 +4,7 @@
 // when its delivery was proven). The REST routes, the MCP tool and the activities call these. Each operation is a
 // function of what they share (alertsContext.ts): creating here, pausing in alertState.ts, the runs in alertRuns.ts.
 import { randomBytes } from "node:crypto";
+import { keepAlertVectors } from "./alertVectors.js";
 import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { Rejection } from "../../domain/rejection.js";
 import { alertStream, type Actor, type AlertPausedReason } from "../../domain/events.js";
@@ -170,6 +171,8 @@ async function createAlert(ctx: AlertsContext, auth: AuthContext, body: AlertReq
     };
   });
   if (def.schedule !== "on_ingest") await scheduleAlert(ctx, alertId, def);
+  // its runs load the query's vector instead of running the model again
+  await keepAlertVectors(ctx.db, ctx.deps.search.embedder, [def.query]);
   return viewOf((await ctx.alertRow(alertId))!);
 }
 
