@@ -5,9 +5,11 @@ import {
   APPEND_LOCK_KEY,
   appendHeadColumns,
   appendHeadOf,
+  batchHeadColumns,
+  batchHeadOf,
   insertEventsPart,
+  type BatchHeadRow,
   LOG_HEAD_COLUMNS,
-  logHeadOf,
   numberEvents,
   prepareAppend,
   type SqlPart,
@@ -84,24 +86,15 @@ export function appendStreams(
         if (appends.every((a) => a.events.length === 0)) return appends.map(() => []);
         const params: unknown[] = [];
         const param = (v: unknown) => (params.push(v), `$${params.length}`);
-        const [row] = await tx.query<{
-          head_pos: string | null;
-          head_hash: string | null;
-          used: string[];
-          versions: Record<string, number>;
-        }>(
-          `SELECT ${LOG_HEAD_COLUMNS},
-            (SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events
-              WHERE idempotency_key = ANY(${param(appends.map((a) => a.idempotencyKey))})) AS used,
-            (SELECT coalesce(json_object_agg(s.id, v.v), '{}'::json) FROM
-              unnest(${param([...new Set(appends.map((a) => a.streamId))])}::text[]) AS s(id)
-              CROSS JOIN LATERAL (SELECT stream_version AS v FROM events WHERE stream_id = s.id
-                ORDER BY stream_version DESC LIMIT 1) v) AS versions`,
+        const [row] = await tx.query<BatchHeadRow>(
+          `SELECT ${LOG_HEAD_COLUMNS}, ${batchHeadColumns(
+            appends.map((a) => a.idempotencyKey),
+            [...new Set(appends.map((a) => a.streamId))],
+            param,
+          )}`,
           params,
         );
-        const log = logHeadOf(row);
-        const used = new Set(row?.used ?? []);
-        const versions = new Map(Object.entries(row?.versions ?? {}));
+        const { log, used, versions } = batchHeadOf(row);
         const rows: unknown[][] = [];
         const also: SqlPart[] = [];
         const written = appends.map((a) => {

@@ -117,10 +117,46 @@ export const LOG_HEAD_COLUMNS = `(SELECT position::text AS last_position FROM ev
     (SELECT hash FROM events ORDER BY position DESC LIMIT 1) AS head_hash`;
 
 /** The log head a row selected with LOG_HEAD_COLUMNS carries; an empty log stands at 0 with the genesis hash. */
-export function logHeadOf(row: { head_pos?: unknown; head_hash?: unknown } | undefined): LogHead {
+function logHeadOf(row: { head_pos?: unknown; head_hash?: unknown } | undefined): LogHead {
   return {
     pos: row?.head_pos ? Number(row.head_pos) : 0,
     hash: typeof row?.head_hash === "string" ? row.head_hash : GENESIS_HASH,
+  };
+}
+
+/**
+ * Where a batch of appends stands, as select-list items after LOG_HEAD_COLUMNS: `used`, those of `keys` already in the
+ * log, and `versions`, each of `streams`' version (a new stream is absent). Each version is the stream's newest event,
+ * read backwards from the (stream_id, stream_version) index: a max() grouped by stream read every event of each
+ * stream instead (9 ms for two organizations of 30,000 events each, against 0.07 ms), so an append cost more the
+ * longer its stream.
+ */
+export function batchHeadColumns(keys: string[], streams: string[], param: (value: unknown) => string): string {
+  return `(SELECT coalesce(json_agg(idempotency_key), '[]'::json) FROM events
+      WHERE idempotency_key = ANY(${param(keys)})) AS used,
+    (SELECT coalesce(json_object_agg(s.id, v.v), '{}'::json) FROM unnest(${param(streams)}::text[]) AS s(id)
+      CROSS JOIN LATERAL (SELECT stream_version AS v FROM events WHERE stream_id = s.id
+        ORDER BY stream_version DESC LIMIT 1) v) AS versions`;
+}
+
+/** A row selected with LOG_HEAD_COLUMNS and batchHeadColumns. */
+export interface BatchHeadRow {
+  head_pos?: unknown;
+  head_hash?: unknown;
+  used?: unknown;
+  versions?: unknown;
+}
+
+/** What a row selected with LOG_HEAD_COLUMNS and batchHeadColumns says. */
+export function batchHeadOf(row: BatchHeadRow | undefined): {
+  log: LogHead;
+  used: Set<string>;
+  versions: Map<string, number>;
+} {
+  return {
+    log: logHeadOf(row),
+    used: new Set((row?.used ?? []) as string[]),
+    versions: new Map(Object.entries((row?.versions ?? {}) as Record<string, number>)),
   };
 }
 
