@@ -72,21 +72,26 @@ function workSummary(row: CachedRow): Record<string, unknown> {
 }
 
 /**
- * The active on_ingest alerts watching `collection` (directly or through a meta-collection), by id; `batch`: those
- * whose id lies in it (byte order, as batchBounds sorts) and that were made by its plan.
+ * The active on_ingest alerts watching `collection` (directly or through a meta-collection), by id, with the columns
+ * `columns` selects; `batch`: those whose id lies in it (byte order, as batchBounds sorts) and that were made by its
+ * plan.
  */
-async function watchingAlerts(ctx: AlertsContext, collection: string, batch?: AlertBatchInput): Promise<AlertRow[]> {
+async function watchingAlerts<R extends Pick<AlertRow, "alert_id" | "definition">>(
+  ctx: AlertsContext,
+  collection: string,
+  columns: string,
+  batch?: AlertBatchInput,
+): Promise<R[]> {
   const { deps } = ctx;
   const inRange = batch
     ? ` AND alert_id COLLATE "C" >= $1 AND ($2::text IS NULL OR alert_id COLLATE "C" < $2) AND created_at <= $3`
     : "";
   const rows = (
     await ctx.db.query(
-      `SELECT ${selectList(ALERTS)} FROM proj_alerts WHERE state = 'active' AND definition->>'schedule' ` +
-        `= 'on_ingest'${inRange}`,
+      `SELECT ${columns} FROM proj_alerts WHERE state = 'active' AND definition->>'schedule' = 'on_ingest'${inRange}`,
       batch ? [batch.from, batch.to, batch.plannedAt] : [],
     )
-  ).map((r) => normalizeRow(ALERTS, r));
+  ).map((r) => normalizeRow(ALERTS, r) as unknown as R);
   return rows
     .filter((r) => !batch || inBatch(r.alert_id, batch.from, batch.to))
     .filter((r) =>
@@ -104,7 +109,8 @@ async function watchingAlerts(ctx: AlertsContext, collection: string, batch?: Al
  * as one workflow named by the ingestion (alertBatches.ts), so a retry starts nothing new. How many alerts watch it.
  */
 export async function runAfterIngestion(ctx: AlertsContext, collection: string, ingestionId: string): Promise<number> {
-  const watching = await watchingAlerts(ctx, collection);
+  // ids and definitions only: the seen-sets of thousands of alerts are read by their batches, under the lock
+  const watching = await watchingAlerts(ctx, collection, "alert_id, definition");
   if (watching.length === 0) return 0;
   const input: AlertBatchesInput = {
     ingestionId,
@@ -167,15 +173,17 @@ export async function runBatch(
   const publishNow = ctx.deps.publishNow?.(firstTry);
   if (!publishNow) throw new Error("alert batches need the publish with first attempts (AlertsDeps.publishNow)");
   const trigger = `ingestion:${batch.ingestionId}`;
-  const runs: BatchRun[] = (await watchingAlerts(ctx, batch.collection, batch)).map((alert) => ({
-    alert,
-    input: {
-      alertId: alert.alert_id,
-      queryId: runQueryId(alert.alert_id, trigger),
-      trigger,
-      deliveryWaitMs: ctx.deps.deliveryWaitMs,
-    },
-  }));
+  const runs: BatchRun[] = (await watchingAlerts<AlertRow>(ctx, batch.collection, selectList(ALERTS), batch)).map(
+    (alert) => ({
+      alert,
+      input: {
+        alertId: alert.alert_id,
+        queryId: runQueryId(alert.alert_id, trigger),
+        trigger,
+        deliveryWaitMs: ctx.deps.deliveryWaitMs,
+      },
+    }),
+  );
   const outcome: AlertBatchOutcome = { delivered: 0, waiting: 0, empty: 0, skipped: 0 };
   const queryIds = runs.map((r) => r.input.queryId);
   await openRuns(ctx, runs, await runRows(ctx, queryIds));

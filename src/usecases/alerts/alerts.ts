@@ -171,8 +171,9 @@ async function createAlert(ctx: AlertsContext, auth: AuthContext, body: AlertReq
     };
   });
   if (def.schedule !== "on_ingest") await scheduleAlert(ctx, alertId, def);
-  // its runs load the query's vector instead of running the model again
-  await keepAlertVectors(ctx.db, ctx.deps.search.embedder, [def.query]);
+  // its runs load the query's vector instead of running the model again; the alert exists already, so a store that
+  // fails here leaves its runs to embed the query, never the request to fail
+  await keepAlertVectors(ctx.db, ctx.deps.search.embedder, [def.query]).catch(() => undefined);
   return viewOf((await ctx.alertRow(alertId))!);
 }
 
