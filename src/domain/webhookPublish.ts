@@ -30,7 +30,8 @@ export interface WebhookEventToPublish {
 }
 
 /**
- * Appends webhook events once each by its source and sends each endpoint's first attempt before it returns; null for
- * an event no enabled endpoint subscribes to.
+ * Appends webhook events once each by its source and sends each endpoint's first attempt; answers once they are
+ * appended, with each event's own settling: what its first attempts proved, or null for an event no enabled endpoint
+ * subscribes to.
  */
-export type PublishWebhookEventsNow = (events: WebhookEventToPublish[]) => Promise<(PublishedNow | null)[]>;
+export type PublishWebhookEventsNow = (events: WebhookEventToPublish[]) => Promise<Promise<PublishedNow | null>[]>;

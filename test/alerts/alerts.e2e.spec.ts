@@ -638,4 +638,45 @@ describe("alerts on a saved search", () => {
     const alert = (await call("GET", `/api/v1/alerts/${id}`, { key: customer.key })).body;
     expect(alert.runs).toEqual([expect.objectContaining({ status: "delivered", works: 1 })]);
   }, 120_000);
+
+  it("a receiver that hangs holds its own run alone: another organization's run is charged meanwhile", async () => {
+    const ops = operatorSteps(call, admin);
+    const alertFor = async (path: string) => {
+      const customer = await ops.customer({ credits: "10.00" });
+      const made = await call("POST", "/api/v1/webhooks", {
+        key: customer.key,
+        body: { url: receiver.url(path), events: ["alert.matched"] },
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const alert = await call("POST", "/api/v1/alerts", {
+        key: customer.key,
+        body: { query: "giant kelp canopy", collection: "kelp-notes" },
+      });
+      expect(alert.status, JSON.stringify(alert.body)).toBe(201);
+      return { key: customer.key, id: alert.body.id as string };
+    };
+    receiver.hang("/hangs");
+    const [hanging, answering] = [await alertFor("/hangs"), await alertFor("/answers")];
+    const runsOf = async (a: { key: string; id: string }) =>
+      (await call("GET", `/api/v1/alerts/${a.id}`, { key: a.key })).body.runs as { status: string }[];
+    writeJsonl(svc.runtime.config.dataRoot, "kelp-v7.jsonl", [
+      { id: "kelp-10", title: "Giant kelp canopy", text: "The giant kelp canopy shaded the reef below it." },
+    ]);
+    expect(await ingest("kelp-v7.jsonl")).toMatchObject({ state: "completed", documentsAdded: 1 });
+    // both runs are in one batch (a batch holds 50 alerts); the hanging receiver has the event and answers nothing
+    await receiver.until("/hangs", 1);
+    await receiver.until("/answers", 1);
+    const deadline = Date.now() + 8_000; // under the attempt's 10 s timeout: the hanging attempt is still open
+    while ((await runsOf(answering))[0]?.status !== "delivered") {
+      expect(Date.now(), "the answered run waited for the hanging receiver").toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await runsOf(hanging)).toEqual([expect.objectContaining({ status: "pending" })]);
+    // answered within its timeout after all: delivered and charged, as any run
+    receiver.release("/hangs");
+    const settled = Date.now() + 30_000;
+    while ((await runsOf(hanging))[0]?.status === "pending" && Date.now() < settled)
+      await new Promise((r) => setTimeout(r, 200));
+    expect(await runsOf(hanging)).toEqual([expect.objectContaining({ status: "delivered" })]);
+  }, 120_000);
 });

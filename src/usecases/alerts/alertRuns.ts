@@ -3,7 +3,7 @@
 // proven), and a re-fetch of a run's queryId as its delivery.
 import { createHash } from "node:crypto";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
-import { appendStreams } from "../../../projections/streamCommand.js";
+import { appendGrouped, appendStreams, type StreamAppend } from "../../../projections/streamCommand.js";
 import { Rejection } from "../../domain/rejection.js";
 import { alertStream, type AlertRunOutcome, type DomainEvent } from "../../domain/events.js";
 import { chargeLines } from "../../domain/organization.js";
@@ -157,10 +157,11 @@ interface BatchRun {
 }
 
 /**
- * One batch of an ingestion's runs (alertBatches.ts), a step at a time for all its runs: searched (a few at a time),
- * recorded in one append with their cached queries, sent as `alert.matched` with their first attempts (one append per
- * step: webhooks.ts publishWithFirstAttempts), and charged and ended in one more when their receiver answered 2xx.
- * So the store's append lock is taken a few times per batch, not a few times per run. A run without that proof yet
+ * One batch of an ingestion's runs (alertBatches.ts): searched (a few at a time), recorded in one append with their
+ * cached queries, and their `alert.matched` events in one more (webhooks.ts publishWithFirstAttempts); then each run
+ * goes on when its own receiver answered: its first attempt recorded, and charged and ended on a 2xx, each in one
+ * append with the other runs' that ended meanwhile (appendGrouped). So the store's append lock is taken a few times
+ * per batch, not a few times per run, and a receiver that hangs holds its own run alone. A run without that proof yet
  * (its receiver failed, or it has no webhook and waits for a re-fetch) gets its own workflow, which waits for the proof
  * as every run does, and only then its webhook's retries begin. A retry of the batch repeats nothing already done.
  * `firstTry`: the batch's first execution (a crash test's pause applies to it alone).
@@ -197,39 +198,35 @@ export async function runBatch(
     if (record) toSend.push({ run, record });
     else outcome[row?.state === "empty" ? "empty" : "skipped"] += 1;
   }
-  const published = await publishNow(
+  const settling = await publishNow(
     await Promise.all(toSend.map(({ run, record }) => matchedEvent(ctx, run.alert, run.input, record))),
   );
-  const delivered = toSend.filter((_, i) => published[i]?.delivered);
-  const charged = await Promise.all(delivered.map(({ run, record }) => chargeDelivered(ctx, run.alert, record)));
-  await endRuns(
-    ctx,
-    delivered.map(({ run }, i) => ({
-      run: recorded.get(run.input.queryId)!,
-      outcome: "delivered",
-      chargedMicros: charged[i]!,
-    })),
+  // each run goes on when its own receiver answered: one that hangs holds no other run's charge
+  await Promise.all(
+    toSend.map(async ({ run, record }, i) => {
+      const published = await settling[i]!;
+      if (published?.delivered) {
+        const chargedMicros = await chargeDelivered(ctx, run.alert, record);
+        await appendGrouped(ctx.db, ctx.clock, runEnded(recorded.get(run.input.queryId)!, "delivered", chargedMicros));
+        // another of the organization's endpoints that failed its first attempt still gets its retries
+        await published.retryLater();
+        outcome.delivered += 1;
+        return;
+      }
+      // the waiter first: a retry's 2xx (or a re-fetch) then always finds it
+      try {
+        await ctx.client.workflow.start(alertRunWorkflow, {
+          taskQueue: ctx.taskQueue,
+          workflowId: alertRunWorkflowId(run.input.queryId),
+          args: [run.input],
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      }
+      await published?.retryLater();
+      outcome.waiting += 1;
+    }),
   );
-  for (const [i, { run }] of toSend.entries()) {
-    if (published[i]?.delivered) {
-      // another of the organization's endpoints that failed its first attempt still gets its retries
-      await published[i].retryLater();
-      outcome.delivered += 1;
-      continue;
-    }
-    // the waiter first: a retry's 2xx (or a re-fetch) then always finds it
-    try {
-      await ctx.client.workflow.start(alertRunWorkflow, {
-        taskQueue: ctx.taskQueue,
-        workflowId: alertRunWorkflowId(run.input.queryId),
-        args: [run.input],
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-    await published[i]?.retryLater();
-    outcome.waiting += 1;
-  }
   return outcome;
 }
 
@@ -468,32 +465,24 @@ async function chargeDelivered(ctx: AlertsContext, alert: AlertRow, record: Quer
   }
 }
 
-/** Pending runs ended in one append (AlertRunEnded), each once by its queryId. */
-async function endRuns(
-  ctx: AlertsContext,
-  ends: { run: AlertRunRow; outcome: AlertRunOutcome; chargedMicros: bigint }[],
-): Promise<void> {
-  if (ends.length === 0) return;
-  await appendStreams(ctx.db, ctx.clock, async () =>
-    ends.map(({ run, outcome, chargedMicros }) => ({
-      streamId: alertStream(run.alert_id),
-      actor: workflowActor(alertRunWorkflowId(run.query_id)),
-      events: [
-        {
-          type: "AlertRunEnded",
-          data: {
-            orgId: run.org_id,
-            alertId: run.alert_id,
-            queryId: run.query_id,
-            outcome,
-            chargedMicros: chargedMicros.toString(),
-          },
-        },
-      ],
-      idempotencyKey: `alert-run-end:${run.query_id}`,
-    })),
-  );
-}
+/** A pending run's end (AlertRunEnded), appended once by its queryId. */
+const runEnded = (run: AlertRunRow, outcome: AlertRunOutcome, chargedMicros: bigint): StreamAppend => ({
+  streamId: alertStream(run.alert_id),
+  actor: workflowActor(alertRunWorkflowId(run.query_id)),
+  events: [
+    {
+      type: "AlertRunEnded",
+      data: {
+        orgId: run.org_id,
+        alertId: run.alert_id,
+        queryId: run.query_id,
+        outcome,
+        chargedMicros: chargedMicros.toString(),
+      },
+    },
+  ],
+  idempotencyKey: `alert-run-end:${run.query_id}`,
+});
 
 /** A run's last step: charged once (tied to its queryId) when its delivery was proven, else ended unpaid. */
 export async function endRun(
@@ -507,7 +496,7 @@ export async function endRun(
     ? await chargeDelivered(ctx, (await ctx.alertRow(input.alertId))!, await loadQueryRecord(ctx.db, input.queryId))
     : 0n;
   const outcome: AlertRunOutcome = input.delivered ? "delivered" : "failed";
-  await endRuns(ctx, [{ run, outcome, chargedMicros }]);
+  await appendStreams(ctx.db, ctx.clock, async () => [runEnded(run, outcome, chargedMicros)]);
   return outcome;
 }
 

@@ -5,7 +5,7 @@
 // whatever waits for proof of its delivery.
 import type { Db } from "../../eventstore/db.js";
 import { readByIdempotencyKey, readStream } from "../../eventstore/eventStore.js";
-import { appendStreams, runStreamCommand } from "../../../projections/streamCommand.js";
+import { appendGrouped, runStreamCommand } from "../../../projections/streamCommand.js";
 import { Rejection } from "../../domain/rejection.js";
 import {
   webhookDeliveryStream,
@@ -177,11 +177,13 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
     },
 
     /**
-     * Many deliveries' first attempts at once (an event published with them, webhooks.ts publishWithFirstAttempts):
-     * what a retried step recorded already is its verdict, the rest are sent together and recorded in one append.
-     * The same checks, signature and records as `attempt` 1 of each.
+     * Many deliveries' first attempts at once (events published with them, webhooks.ts publishWithFirstAttempts):
+     * what a retried step recorded already, and the endpoints, are read once for all; each attempt is then sent and
+     * recorded as soon as its own receiver answers, in one append with the others recorded meanwhile (appendGrouped),
+     * so a receiver that hangs holds no other's record. The same checks, signature and records as `attempt` 1 of
+     * each. Each verdict settles on its own.
      */
-    async firstAttempts(list: FirstAttempt[], firstTry: boolean): Promise<AttemptVerdict[]> {
+    async firstAttempts(list: FirstAttempt[], firstTry: boolean): Promise<Promise<AttemptVerdict>[]> {
       if (list.length === 0) return [];
       const recorded = await recordedStatuses(
         db,
@@ -191,49 +193,41 @@ export function createDeliveryAttempts(deps: DeliveryAttemptDeps) {
         db,
         list.map((a) => a.delivery.endpointId),
       );
-      const sent: { delivery: WebhookDeliveryInput; outcome: AttemptOutcome }[] = [];
-      const verdicts = await Promise.all(
-        list.map(async ({ delivery: d, payload }): Promise<AttemptVerdict> => {
+      return list.map((a) => {
+        const verdict = (async ({ delivery: d, payload }: FirstAttempt): Promise<AttemptVerdict> => {
           const key = attemptKey(d, 1);
           if (recorded.has(key)) return isDelivered(recorded.get(key) ?? null) ? "delivered" : "failed";
           const row = rows.get(d.endpointId);
           if (!row || row.state !== "enabled") return "gone";
           const outcome = await send(deps, row, d.messageId, JSON.stringify(payload));
-          sent.push({ delivery: d, outcome });
-          return isDelivered(outcome.status) ? "delivered" : "failed";
-        }),
-      );
-      if (sent.length > 0) {
-        await pauseAfterSend(firstTry);
-        await appendStreams(db, clock, async () =>
-          sent.map(({ delivery: d, outcome }) => ({
+          await pauseAfterSend(firstTry);
+          await appendGrouped(db, clock, {
             streamId: webhookDeliveryStream(d.messageId, d.endpointId),
             actor: ACTOR(d),
             events: [attemptRecorded(d, 1, outcome)],
-            idempotencyKey: attemptKey(d, 1),
-          })),
-        );
-      }
-      return verdicts;
+            idempotencyKey: key,
+          });
+          return isDelivered(outcome.status) ? "delivered" : "failed";
+        })(a);
+        // the caller awaits each in turn: a failure before it does is not an unhandled one
+        verdict.catch(() => undefined);
+        return verdict;
+      });
     },
 
     /**
-     * The end of deliveries whose first attempt settled them (delivered, or their endpoint gone), in one append; each
-     * recorded once, and a delivered one handed to what waits for its proof, as `end` does.
+     * The end of a delivery its first attempt settled (delivered, or its endpoint gone), grouped with the ends recorded
+     * meanwhile; recorded once, and a delivered one handed to what waits for its proof, as `end` does.
      */
-    async endSettled(list: { delivery: WebhookDeliveryInput; outcome: "delivered" | "cancelled" }[]): Promise<void> {
-      if (list.length === 0) return;
-      await appendStreams(db, clock, async () =>
-        list.map(({ delivery: d, outcome }) => ({
-          streamId: webhookDeliveryStream(d.messageId, d.endpointId),
-          actor: ACTOR(d),
-          events: [deliveryEnded(d, outcome)],
-          idempotencyKey: endKey(d),
-        })),
-      );
-      if (deps.onDelivered)
-        for (const { delivery: d, outcome } of list)
-          if (outcome === "delivered") await deps.onDelivered(await payloadOf(db, d.messageId), d.orgId);
+    async endSettled(d: WebhookDeliveryInput, outcome: "delivered" | "cancelled"): Promise<void> {
+      await appendGrouped(db, clock, {
+        streamId: webhookDeliveryStream(d.messageId, d.endpointId),
+        actor: ACTOR(d),
+        events: [deliveryEnded(d, outcome)],
+        idempotencyKey: endKey(d),
+      });
+      if (outcome === "delivered" && deps.onDelivered)
+        await deps.onDelivered(await payloadOf(db, d.messageId), d.orgId);
     },
 
     async end(d: WebhookDeliveryInput, outcome: WebhookDeliveryOutcome): Promise<void> {

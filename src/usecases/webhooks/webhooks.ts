@@ -46,7 +46,7 @@ import {
 } from "./webhookTables.js";
 import { TASK_QUEUE } from "../../../workflows/shared.js";
 import { webhookDeliveryWorkflow } from "../../../workflows/webhookDelivery.js";
-import { webhookWorkflowId, type WebhookDeliveryInput } from "../../../workflows/webhookTypes.js";
+import { webhookWorkflowId, type AttemptVerdict, type WebhookDeliveryInput } from "../../../workflows/webhookTypes.js";
 import type { DeliveryAttempts } from "./deliveryAttempts.js";
 
 /** First attempts made at publish and their ends, as the delivery workflow's steps make them (deliveryAttempts.ts). */
@@ -288,21 +288,21 @@ const firstDelivery = (
 /**
  * Appends the events once (in one append) and sends each endpoint's first attempt here, not in a delivery workflow:
  * a 2xx ends that delivery at once, with no workflow at all, so a storm of events (an ingestion's alert runs) costs
- * Temporal nothing when the receivers answer, and the store one append per step for all of them. An endpoint that
- * did not answer 2xx gets its delivery workflow for the rest of the schedule (attempt 2 after the first wait) when
- * the caller calls `retryLater`: a caller that waits for proof of delivery starts its waiter first, so the retries'
- * 2xx always finds it. Idempotent by the sources: a retried call sends no attempt that was recorded (it returns that
- * attempt's verdict), and resends one that was not with the same webhook-id. The caller takes a 2xx as its proof of
- * delivery (nothing else is told).
+ * Temporal nothing when the receivers answer, and the store a few appends for all of them. An endpoint that did not
+ * answer 2xx gets its delivery workflow for the rest of the schedule (attempt 2 after the first wait) when the caller
+ * calls `retryLater`: a caller that waits for proof of delivery starts its waiter first, so the retries' 2xx always
+ * finds it. Idempotent by the sources: a retried call sends no attempt that was recorded (it returns that attempt's
+ * verdict), and resends one that was not with the same webhook-id. The caller takes a 2xx as its proof of delivery
+ * (nothing else is told). Answers once the events are appended, with each event's own settling: a receiver that
+ * hangs delays its event alone.
  */
 async function publishWithFirstAttempts(
   ctx: WebhooksContext,
   attempts: FirstAttempts,
   firstTry: boolean,
   events: WebhookEventToPublish[],
-): Promise<(PublishedNow | null)[]> {
+): Promise<Promise<PublishedNow | null>[]> {
   const created = await appendEvents(ctx, events);
-  const { retrySeconds } = ctx.settings;
   const firsts = created.flatMap((c, i) =>
     c
       ? c.endpointIds.map((endpointId) => ({
@@ -313,31 +313,42 @@ async function publishWithFirstAttempts(
       : [],
   );
   const verdicts = await attempts.firstAttempts(firsts, firstTry);
-  const delivered = new Set<number>();
-  const retries = new Map<number, WebhookDeliveryInput[]>();
-  const settled: { delivery: WebhookDeliveryInput; outcome: "delivered" | "cancelled" }[] = [];
-  for (const [j, { of, delivery }] of firsts.entries()) {
-    const verdict = verdicts[j]!;
-    if (verdict === "delivered") delivered.add(of);
+  return created.map((c, i) => {
+    if (!c) return Promise.resolve(null);
+    const own = firsts.flatMap((f, j) => (f.of === i ? [{ delivery: f.delivery, verdict: verdicts[j]! }] : []));
+    const settled = settleFirst(ctx, attempts, own);
+    // the caller awaits each in turn: a failure before it does is not an unhandled one
+    settled.catch(() => undefined);
+    return settled;
+  });
+}
+
+/**
+ * One event's first attempts settled: each delivery a 2xx or a gone endpoint ended, one that failed given the rest of
+ * its schedule by `retryLater` (or ended failed when there is none).
+ */
+async function settleFirst(
+  ctx: WebhooksContext,
+  attempts: FirstAttempts,
+  own: { delivery: WebhookDeliveryInput; verdict: Promise<AttemptVerdict> }[],
+): Promise<PublishedNow> {
+  const { retrySeconds } = ctx.settings;
+  let delivered = false;
+  const retries: WebhookDeliveryInput[] = [];
+  for (const { delivery, verdict: pending } of own) {
+    const verdict = await pending;
+    if (verdict === "delivered") delivered = true;
     if (verdict === "failed" && retrySeconds.length > 0)
-      retries.set(of, [
-        ...(retries.get(of) ?? []),
-        { ...delivery, firstAttempt: 2, retrySeconds: retrySeconds.slice(1) },
-      ]);
+      retries.push({ ...delivery, firstAttempt: 2, retrySeconds: retrySeconds.slice(1) });
     else if (verdict === "failed") await attempts.end(delivery, "failed");
-    else settled.push({ delivery, outcome: verdict === "delivered" ? "delivered" : "cancelled" });
+    else await attempts.endSettled(delivery, verdict === "delivered" ? "delivered" : "cancelled");
   }
-  await attempts.endSettled(settled);
-  return created.map((c, i) =>
-    c
-      ? {
-          delivered: delivered.has(i),
-          retryLater: async () => {
-            for (const retry of retries.get(i) ?? []) await ctx.startDelivery(retry, retrySeconds[0]! * 1000);
-          },
-        }
-      : null,
-  );
+  return {
+    delivered,
+    retryLater: async () => {
+      for (const retry of retries) await ctx.startDelivery(retry, retrySeconds[0]! * 1000);
+    },
+  };
 }
 
 /** A new endpoint: its events known, its URL public, at most MAX_ENDPOINTS_PER_ORG; its secret shown once. */
