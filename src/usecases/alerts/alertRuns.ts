@@ -202,7 +202,7 @@ export async function runBatch(
     await Promise.all(toSend.map(({ run, record }) => matchedEvent(ctx, run.alert, run.input, record))),
   );
   // each run goes on when its own receiver answered: one that hangs holds no other run's charge
-  await Promise.all(
+  const ended = await Promise.allSettled(
     toSend.map(async ({ run, record }, i) => {
       const published = await settling[i]!;
       if (published?.delivered) {
@@ -227,6 +227,9 @@ export async function runBatch(
       outcome.waiting += 1;
     }),
   );
+  // a run that failed fails the batch (retried, repeating nothing done) once every other run has gone as far as it can
+  const failed = ended.find((e) => e.status === "rejected");
+  if (failed) throw failed.reason;
   return outcome;
 }
 
