@@ -50,8 +50,7 @@ export async function embedQueryCached(
     pending = embedder.embedQuery(key).finally(() => cache.pending.delete(key));
     cache.pending.set(key, pending);
     const vector = await pending;
-    cache.done.set(key, vector);
-    while (cache.done.size > capacity) cache.done.delete(cache.done.keys().next().value as string);
+    rememberQueryVector(embedder, key, vector, capacity);
     return vector;
   }
   return pending;
