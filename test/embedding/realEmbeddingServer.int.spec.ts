@@ -3,6 +3,8 @@
 // provisioned float32 graph (scripts/provision-llama-server.sh). Through EMBEDDING_URL the service's probe accepts it;
 // SciFact passages and queries get vectors at cosine >= 0.999 to in-process ones; and a hybrid ingestion embedded on
 // it answers searches as an in-process ingestion does. Fails, naming the fix, when the server was not provisioned.
+// REAL_EMBEDDING_SERVER=infinity runs the same checks against Infinity (ONNX Runtime; opt-in, 5.8 GB installed:
+// bash scripts/provision-infinity.sh) instead.
 import { readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,10 +26,14 @@ import { prepareCollection } from "../../src/ingest/pipelineRules.js";
 import { loadRetractedDois } from "../../src/ingest/retractions.js";
 import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embeddedEngine.js";
 import type { SearchEngine } from "../../src/retrieval/port.js";
-import { LLAMA_SERVED_MODEL, startLlamaServer, type LlamaServer } from "../support/llamaServer.js";
+import { startInfinityServer } from "../support/infinityServer.js";
+import { LLAMA_SERVED_MODEL, startLlamaServer } from "../support/llamaServer.js";
 import { SHARED_DATA, sliceDataRoot } from "../support/testService.js";
 
-let server: LlamaServer;
+const SERVER = process.env.REAL_EMBEDDING_SERVER ?? "llama";
+if (SERVER !== "llama" && SERVER !== "infinity")
+  throw new Error(`REAL_EMBEDDING_SERVER takes llama (the default) or infinity, got ${SERVER}`);
+let server: { url: string; model: string; close(): Promise<void> };
 let dataRoot: string;
 let scratch: string;
 let inProcess: OnnxEmbedder;
@@ -44,16 +50,19 @@ const configWith = (name: string, env: Record<string, string> = {}): Config =>
   });
 
 beforeAll(async () => {
-  server = await startLlamaServer({ threads: 2, parallel: 4 });
+  server =
+    SERVER === "infinity"
+      ? await startInfinityServer({ batch: 8 })
+      : { ...(await startLlamaServer({ threads: 2, parallel: 4 })), model: LLAMA_SERVED_MODEL };
   dataRoot = await sliceDataRoot(40);
   // without the demo's shipped vectors every passage of an ingestion goes to the embedder
   rmSync(join(dataRoot, "vectors"), { force: true });
   scratch = mkdtempSync(join(tmpdir(), "litsearch-real-embedding-server-"));
-  const config = configWith("probe", { EMBEDDING_URL: server.url, EMBEDDING_MODEL: LLAMA_SERVED_MODEL });
+  const config = configWith("probe", { EMBEDDING_URL: server.url, EMBEDDING_MODEL: server.model });
   // the service's own opening: the three probe texts must come back at cosine >= 0.999, named as EMBEDDING_MODEL
   remote = await openEmbeddingServer(config, config.embeddingServer!);
   inProcess = await openEmbedder(config);
-}, 120_000);
+}, 360_000);
 
 afterAll(async () => {
   await remote?.close();
@@ -67,7 +76,7 @@ afterAll(async () => {
 const cosines = (theirs: Float32Array[], ours: Float32Array[]): number[] =>
   theirs.map((vector, i) => cosineOfUnit(vector, ours[i]!));
 
-describe("llama-server serving the provisioned model", () => {
+describe(`${SERVER === "infinity" ? "Infinity" : "llama-server"} serving the provisioned model`, () => {
   it("embeds 50 SciFact passages, as ingestion forms them, at cosine >= 0.999 to in-process", async () => {
     const catalog = await loadCollectionCatalog(configWith("passages").collectionsConfig);
     const prepared = await prepareCollection({
@@ -122,7 +131,7 @@ async function ingest(config: Config): Promise<SearchEngine> {
 it("ingests through the server (EMBEDDING_URL) an index whose hybrid searches answer as in-process", async () => {
   const ours = await ingest(configWith("in-process"));
   const theirs = await ingest(
-    configWith("remote", { EMBEDDING_URL: server.url, EMBEDDING_MODEL: LLAMA_SERVED_MODEL, EMBEDDING_BATCH_SIZE: "8" }),
+    configWith("remote", { EMBEDDING_URL: server.url, EMBEDDING_MODEL: server.model, EMBEDDING_BATCH_SIZE: "8" }),
   );
   expect((await theirs.stats("scifact")).chunks).toBe((await ours.stats("scifact")).chunks);
   for (const query of [

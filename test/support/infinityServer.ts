@@ -1,0 +1,81 @@
+// Infinity (PyPI infinity-emb), a second real embedding server, opt-in: an OpenAI-compatible server (/v1/embeddings)
+// running ONNX Runtime over the service's own float32 graph, with [CLS] pooling (scripts/provision-infinity.sh installs
+// it and writes $LITSEARCH_CACHE/infinity-server.json). bench:remote-embedding --server infinity measures the port
+// against it, and REAL_EMBEDDING_SERVER=infinity runs the real-server test on it. Started on a free port; throws,
+// naming the fix, when it was not provisioned.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { cacheDirFrom } from "../../src/app/config.js";
+import { findFreePort } from "../../src/infra/freePort.js";
+
+interface InfinityManifest {
+  server: string;
+  model: string;
+  servedModelName: string;
+  args: string[];
+}
+
+export interface InfinityServer {
+  url: string;
+  pid: number;
+  /** the name it serves the model under (EMBEDDING_MODEL) */
+  model: string;
+  close(): Promise<void>;
+}
+
+/** Starts Infinity with `batch` texts per forward pass at most and waits until it lists its model. */
+export async function startInfinityServer(options: { batch: number }): Promise<InfinityServer> {
+  const path = join(cacheDirFrom(process.env), "infinity-server.json");
+  if (!existsSync(path)) throw new Error(`${path} is missing: run bash scripts/provision-infinity.sh`);
+  const manifest = JSON.parse(readFileSync(path, "utf8")) as InfinityManifest;
+  if (!existsSync(manifest.server)) throw new Error(`${manifest.server} is missing: run scripts/provision-infinity.sh`);
+  const port = await findFreePort();
+  const args = [
+    ...["v2", "--model-id", manifest.model, "--served-model-name", manifest.servedModelName, ...manifest.args],
+    ...["--host", "127.0.0.1", "--port", String(port), "--batch-size", String(options.batch)],
+  ];
+  // its temporary files in a folder of its own, removed when it stops
+  const scratch = mkdtempSync(join(tmpdir(), "litsearch-infinity-"));
+  const child = spawn(manifest.server, args, {
+    stdio: ["ignore", "pipe", "pipe"],
+    // offline, no usage reports: nothing outside this machine is called
+    env: {
+      ...process.env,
+      TMPDIR: scratch,
+      HF_HUB_OFFLINE: "1",
+      DO_NOT_TRACK: "1",
+      INFINITY_ANONYMOUS_USAGE_STATS: "0",
+    },
+  });
+  child.once("exit", () => rmSync(scratch, { recursive: true, force: true }));
+  let log = "";
+  const keep = (chunk: Buffer) => (log = (log + chunk.toString("utf8")).slice(-4000));
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const url = `http://127.0.0.1:${port}`;
+  // the first start optimizes the graph (tens of seconds on 2 cores)
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Infinity exited (${child.exitCode}) before serving:\n${log}`);
+    const models = await fetch(`${url}/v1/models`).catch(() => undefined);
+    if (models?.status === 200) break;
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`Infinity did not serve within 300 s:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    model: manifest.servedModelName,
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
