@@ -72,7 +72,8 @@ async function recordedStatuses(db: Db, keys: string[]): Promise<Map<string, num
   return new Map(rows.map((r) => [r.key, r.status]));
 }
 
-async function endpointsById(db: Db, ids: string[]): Promise<Map<string, WebhookEndpointRow>> {
+/** The endpoints' rows by id (deleted ones too: the caller decides what a state allows). */
+export async function endpointsById(db: Db, ids: string[]): Promise<Map<string, WebhookEndpointRow>> {
   const rows = await db.query(
     `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE endpoint_id = ANY($1)`,
     [[...new Set(ids)]],

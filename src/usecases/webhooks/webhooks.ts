@@ -47,7 +47,7 @@ import {
 import { TASK_QUEUE } from "../../../workflows/shared.js";
 import { webhookDeliveryWorkflow } from "../../../workflows/webhookDelivery.js";
 import { webhookWorkflowId, type AttemptVerdict, type WebhookDeliveryInput } from "../../../workflows/webhookTypes.js";
-import type { DeliveryAttempts } from "./deliveryAttempts.js";
+import { endpointsById, type DeliveryAttempts } from "./deliveryAttempts.js";
 
 /** First attempts made at publish and their ends, as the delivery workflow's steps make them (deliveryAttempts.ts). */
 type FirstAttempts = Pick<DeliveryAttempts, "firstAttempts" | "endSettled" | "end">;
@@ -131,13 +131,8 @@ function webhooksContext(deps: WebhooksDeps) {
   const { db, client, clock, settings } = deps;
   const taskQueue = deps.taskQueue ?? TASK_QUEUE;
 
-  async function endpointRow(endpointId: string): Promise<WebhookEndpointRow | undefined> {
-    const [row] = await db.query(
-      `SELECT ${selectList(WEBHOOK_ENDPOINTS)} FROM proj_webhook_endpoints WHERE endpoint_id = $1`,
-      [endpointId],
-    );
-    return row ? normalizeRow(WEBHOOK_ENDPOINTS, row) : undefined;
-  }
+  const endpointRow = async (endpointId: string): Promise<WebhookEndpointRow | undefined> =>
+    (await endpointsById(db, [endpointId])).get(endpointId);
 
   /** The organization's endpoint, not deleted; another organization's id reads as unknown. */
   async function ownEndpoint(orgId: string, endpointId: string): Promise<WebhookEndpointRow> {
