@@ -68,24 +68,14 @@ else
   echo "$served_key" >"$SERVED/litsearch.stamp"
 fi
 
-# 3. The manifest the benchmark reads
-write_manifest() {
-  python3 - "$CACHE/infinity-server.json" "$VENV/bin/infinity_emb" "$SERVED" <<'PY'
-import json, os, sys
-path, server, model = sys.argv[1:4]
-text = json.dumps({
-    "server": server,
-    "model": model,
-    "servedModelName": "BAAI/bge-small-en-v1.5",
+# 3. The manifest the benchmark and the test read, written only when it changes
+MANIFEST="$CACHE/infinity-server.json"
+text="$(python3 -c 'import json, sys; print(json.dumps({
+    "server": sys.argv[1], "model": sys.argv[2], "servedModelName": "BAAI/bge-small-en-v1.5",
     "source": "PyPI infinity-emb==0.0.78 (ONNX Runtime through optimum)",
     "args": ["--engine", "optimum", "--device", "cpu", "--pooling-method", "cls", "--onnx-do-not-prefer-quantized",
-             "--no-bettertransformer", "--url-prefix", "/v1"],
-}, indent=2) + "\n"
-if not (os.path.exists(path) and open(path).read() == text):
-    with open(path + ".part", "w") as f:
-        f.write(text)
-    os.replace(path + ".part", path)
-print(f"[provision-infinity] manifest {path}")
-PY
-}
-write_manifest
+             "--no-bettertransformer", "--url-prefix", "/v1"]}, indent=2))' "$VENV/bin/infinity_emb" "$SERVED")"
+if [[ ! -f $MANIFEST || "$(cat "$MANIFEST")" != "$text" ]]; then
+  printf '%s\n' "$text" >"$MANIFEST.part" && mv "$MANIFEST.part" "$MANIFEST"
+fi
+step "manifest $MANIFEST"
