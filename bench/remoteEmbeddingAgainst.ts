@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { createRemoteEmbedder, PROBE_TEXTS, probeDisagreement } from "../src/embedding/remoteEmbedder.js";
-import { cosineOfUnit, embeddingServerUrl } from "../src/embedding/remoteProtocol.js";
+import { cosineOfUnit, embeddingServerUrls } from "../src/embedding/remoteProtocol.js";
 import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
 
 interface Sample {
@@ -114,7 +114,7 @@ async function measure(): Promise<void> {
   const lines: string[] = [];
   for (const setting of settings) {
     const remote = createRemoteEmbedder({
-      url: embeddingServerUrl(args.url),
+      urls: embeddingServerUrls(args.url),
       protocol: "openai",
       ...(args.model ? { model: args.model } : {}),
       path: { modelName: sample.model, dims: sample.dims },

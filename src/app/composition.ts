@@ -29,7 +29,6 @@ import { createCollectionReadiness, type CollectionReadiness } from "../domain/r
 import { createOnnxEmbedder, type OnnxEmbedder } from "../embedding/onnxEmbedder.js";
 import { embeddingModelManifestPath, loadModelManifest } from "../embedding/modelManifest.js";
 import { createRemoteEmbedder, verifyEmbeddingServer, type RemoteEmbedder } from "../embedding/remoteEmbedder.js";
-import { embeddingServerUrl } from "../embedding/remoteProtocol.js";
 import { withSearchDeadline } from "../retrieval/searchDeadline.js";
 import type { JudgeModel } from "../reasoner/builtin/judge.js";
 import type { SearchEngine } from "../retrieval/port.js";
@@ -227,10 +226,10 @@ export async function openIngestEmbedder(config: Config, log?: Logger): Promise<
 }
 
 /**
- * The operator's inference server as the passage embedder, once it proved to embed as the in-process model does: its
- * vectors of the probe texts at cosine 0.999 or more to this process's (the same width, and the model EMBEDDING_MODEL
- * names). The index's embedding path stays the in-process model's, which queries are embedded with; a server that
- * differs is refused (EmbeddingServerMismatchError) before any passage is sent.
+ * The operator's inference servers as the passage embedder, once each proved to embed as the in-process model does:
+ * its vectors of the probe texts at cosine 0.999 or more to this process's (the same width, and the model
+ * EMBEDDING_MODEL names). The index's embedding path stays the in-process model's, which queries are embedded with; a
+ * server that differs is refused (EmbeddingServerMismatchError) before any passage is sent.
  */
 export async function openEmbeddingServer(
   config: Config,
@@ -241,7 +240,7 @@ export async function openEmbeddingServer(
   try {
     const manifest = await loadModelManifest(embeddingModelManifestPath(config.cacheDir));
     const remote = createRemoteEmbedder({
-      url: embeddingServerUrl(server.url),
+      urls: server.urls.map((url) => new URL(url)),
       protocol: server.protocol,
       ...(server.model ? { model: server.model } : {}),
       ...(server.apiKey ? { apiKey: server.apiKey } : {}),

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { formatCredits, parseCredits } from "../domain/money.js";
 import { parseRetrySchedule } from "../domain/webhooks.js";
 import { DEFAULT_SEARCH_DEADLINE_MS } from "../retrieval/searchDeadline.js";
-import { EMBEDDING_PROTOCOLS, embeddingServerUrl, type EmbeddingProtocol } from "../embedding/remoteProtocol.js";
+import { EMBEDDING_PROTOCOLS, embeddingServerUrls, type EmbeddingProtocol } from "../embedding/remoteProtocol.js";
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 /** The collection definitions and the demo data beside the clone, when COLLECTIONS_CONFIG and DATA_ROOT are unset. */
@@ -331,15 +331,15 @@ export function llmReasonerConfigFrom(env: NodeJS.ProcessEnv): LlmReasonerConfig
 }
 
 export interface EmbeddingServerConfig {
-  /** the server's base address, checked by embeddingServerUrl (http or https) */
-  url: string;
+  /** the servers' base addresses (one or several, of the same model), checked by embeddingServerUrls (http or https) */
+  urls: string[];
   protocol: EmbeddingProtocol;
   /** the model name sent to an OpenAI-compatible server and expected back */
   model?: string;
   apiKey?: string;
   /** texts per request */
   batchSize: number;
-  /** requests in flight at once, at most */
+  /** requests in flight at once to each server, at most */
   concurrency: number;
   /** per request */
   timeoutMs: number;
@@ -364,7 +364,7 @@ function embeddingServerConfigFrom(env: NodeJS.ProcessEnv): EmbeddingServerConfi
     positiveInteger(env, "EMBEDDING_RETRY_SECONDS", EMBEDDING_SERVER_DEFAULTS.retryForMs / 1000) * 1000;
   if (!raw) return null;
   return {
-    url: embeddingServerUrl(raw).href,
+    urls: embeddingServerUrls(raw).map((url) => url.href),
     protocol,
     ...(model ? { model } : {}),
     ...(apiKey ? { apiKey } : {}),
@@ -608,7 +608,7 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     LOG_LEVEL: config.logLevel,
     INGEST_DEMO: config.ingestDemo ? "1" : "0",
     EMBEDDING_WORKERS: String(config.embeddingWorkers),
-    EMBEDDING_URL: config.embeddingServer?.url ?? "",
+    EMBEDDING_URL: config.embeddingServer?.urls.join(",") ?? "",
     EMBEDDING_PROTOCOL: config.embeddingServer?.protocol ?? "openai",
     EMBEDDING_MODEL: config.embeddingServer?.model ?? "",
     EMBEDDING_API_KEY: config.embeddingServer?.apiKey ?? "",

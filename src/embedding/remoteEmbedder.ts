@@ -1,7 +1,8 @@
-// Embedder adapter for an operator's inference server (OpenAI-compatible /v1/embeddings or TEI /embed): passages go
-// in batches, a few at once; 429 and 5xx, timeouts and refused connections are retried with backoff (Retry-After
-// honoured) for as long as EMBEDDING_RETRY_SECONDS, and a throttling server is sent fewer batches at once, so a busy
-// or restarting server slows ingestion down instead of failing it.
+// Embedder adapter for an operator's inference servers (OpenAI-compatible /v1/embeddings or TEI /embed), one or several
+// serving the same model: passages go in batches, a few at once to each server, each batch to the server with the
+// most room; 429 and 5xx, timeouts and refused connections are retried with backoff (Retry-After honoured) for as long
+// as EMBEDDING_RETRY_SECONDS, on another server when one is free, and a throttling server is sent fewer batches at
+// once, so a busy, restarting or lost server slows ingestion down instead of failing it.
 import {
   isRetryableStatus,
   isThrottleStatus,
@@ -20,8 +21,8 @@ import {
 } from "./remoteProtocol.js";
 
 export interface RemoteEmbedderOptions {
-  /** the server's base address (embeddingServerUrl checked it) */
-  url: URL;
+  /** the servers' base addresses (embeddingServerUrls checked them), each serving the same model */
+  urls: readonly URL[];
   protocol: EmbeddingProtocol;
   /** the model name sent to an OpenAI-compatible server, and the one its answers must name */
   model?: string;
@@ -33,7 +34,7 @@ export interface RemoteEmbedderOptions {
   queryPrefix?: string;
   /** texts per request (default 32) */
   batchSize?: number;
-  /** requests in flight at once, at most (default 4); a throttling server gets fewer */
+  /** requests in flight at once to each server, at most (default 4); a throttling server gets fewer */
   concurrency?: number;
   /** per request (default 30 s) */
   timeoutMs?: number;
@@ -48,10 +49,15 @@ export interface RemoteEmbedderOptions {
 }
 
 export interface RemoteEmbedder extends Embedder {
-  /** "model at address (protocol)": what the index's vectors were made by */
+  /** "model at address, ... (protocol)": what the index's vectors were made by */
   readonly servedBy: string;
-  /** one batch as the server answers it: the model it names and one normalized vector per text */
-  embedBatch(texts: readonly string[]): Promise<{ vectors: Float32Array[]; model?: string }>;
+  /** the servers' origins, in the order EMBEDDING_URL gives them */
+  readonly servers: readonly string[];
+  /**
+   * one batch as a server answers it: the model it names and one normalized vector per text; `server`: that one (an
+   * index into `servers`, retried there only), else the one with the most room
+   */
+  embedBatch(texts: readonly string[], server?: number): Promise<{ vectors: Float32Array[]; model?: string }>;
 }
 
 /** The server's vectors are not the index's embedding path: another model, width, or arithmetic. */
@@ -92,6 +98,28 @@ export function nextConcurrency(current: number, max: number, throttled: boolean
   return throttled ? Math.max(1, Math.floor(current / 2)) : Math.min(max, current + 1);
 }
 
+/** A server's load as the port sees it: requests in flight, how many it allows now, until when it rests (ms). */
+interface ServerLoad {
+  inFlight: number;
+  allowed: number;
+  restingUntil: number;
+}
+
+/**
+ * The server the next batch goes to, or undefined when none has room: of those with room, the ones not resting after a
+ * failure (all of them when every one is), and of those the least loaded (in flight over allowed), the first listed
+ * on a tie.
+ */
+export function pickServer(servers: readonly ServerLoad[], now: number): number | undefined {
+  const open = servers.flatMap((s, i) => (s.inFlight < s.allowed ? [i] : []));
+  const awake = open.filter((i) => servers[i]!.restingUntil <= now);
+  const load = (i: number) => servers[i]!.inFlight / servers[i]!.allowed;
+  return (awake.length > 0 ? awake : open).reduce<number | undefined>(
+    (best, i) => (best === undefined || load(i) < load(best) ? i : best),
+    undefined,
+  );
+}
+
 /** Probe texts whose vectors a server must give as in-process does: short and long, prose and symbols. */
 export const PROBE_TEXTS = [
   "Vitamin D supplementation and fracture risk in older adults: a randomized controlled trial.",
@@ -121,8 +149,45 @@ export function probeDisagreement(
   return undefined;
 }
 
+/**
+ * The servers a remote embedder sends to, each with its endpoint and load: `admit` waits for room (on `only`, else on
+ * the server pickServer chooses) and takes it; `release` gives it back, with the concurrency step its answer earned.
+ */
+function serverPool(urls: readonly URL[], protocol: EmbeddingProtocol, maxConcurrency: number, now: () => number) {
+  const servers = urls.map((url) => ({
+    endpoint: embeddingEndpoint(url, protocol),
+    origin: url.origin,
+    allowed: maxConcurrency,
+    inFlight: 0,
+    restingUntil: 0,
+  }));
+  const waiting: (() => void)[] = [];
+  const admit = async (only?: number): Promise<number> => {
+    for (;;) {
+      const chosen =
+        only === undefined
+          ? pickServer(servers, now())
+          : servers[only]!.inFlight < servers[only]!.allowed
+            ? only
+            : undefined;
+      if (chosen !== undefined) {
+        servers[chosen]!.inFlight++;
+        return chosen;
+      }
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  const release = (server: number, throttled: boolean): void => {
+    const s = servers[server]!;
+    s.inFlight--;
+    s.allowed = nextConcurrency(s.allowed, maxConcurrency, throttled);
+    waiting.splice(0).forEach((wake) => wake());
+  };
+  return { servers, admit, release };
+}
+
 export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbedder {
-  const endpoint = embeddingEndpoint(options.url, options.protocol);
+  if (options.urls.length === 0) throw new RangeError("urls must name at least one server");
   const batchSize = options.batchSize ?? 32;
   const maxConcurrency = options.concurrency ?? 4;
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -137,24 +202,19 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
     ["timeoutMs", timeoutMs],
   ] as const)
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  const servedBy = `${options.model ?? "the served model"} at ${options.url.origin} (${options.protocol})`;
+  const origins = options.urls.map((url) => url.origin);
+  const servedBy = `${options.model ?? "the served model"} at ${origins.join(", ")} (${options.protocol})`;
   let closed = false;
 
-  /** requests allowed in flight now, and the lanes waiting for room */
-  let allowed = maxConcurrency;
-  let inFlight = 0;
-  const waiting: (() => void)[] = [];
-  const admit = async (): Promise<void> => {
-    while (inFlight >= allowed) await new Promise<void>((resolve) => waiting.push(resolve));
-    inFlight++;
-  };
-  const release = (throttled: boolean): void => {
-    inFlight--;
-    allowed = nextConcurrency(allowed, maxConcurrency, throttled);
-    waiting.splice(0).forEach((wake) => wake());
-  };
+  const { servers, admit, release } = serverPool(options.urls, options.protocol, maxConcurrency, now);
 
-  async function attempt(texts: readonly string[]): Promise<{ vectors: Float32Array[]; model?: string }> {
+  async function attempt(
+    server: number,
+    texts: readonly string[],
+  ): Promise<{ vectors: Float32Array[]; model?: string }> {
+    const { endpoint, origin } = servers[server]!;
+    // several servers: each failure names the one that failed
+    const at = servers.length > 1 ? ` (${origin})` : "";
     let response: Response;
     try {
       const body = embeddingRequestBody(options.protocol, texts, options.model);
@@ -164,17 +224,21 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
       const timedOut = name === "TimeoutError" || name === "AbortError";
       // a request that outlasts its timeout met a server with more work than it can do: send it less at once, or the
       // retries of timed-out batches only add to its queue
-      throw failure(timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${describe(err)}`, true, timedOut);
+      throw failure(
+        (timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${describe(err)}`) + at,
+        true,
+        timedOut,
+      );
     }
     let raw: string;
     try {
       raw = await response.text();
     } catch (err) {
-      throw failure(`reading the answer failed: ${describe(err)}`, true, false);
+      throw failure(`reading the answer failed: ${describe(err)}${at}`, true, false);
     }
     if (!response.ok) {
       const f = failure(
-        `HTTP ${response.status}: ${raw.slice(0, 200)}`,
+        `HTTP ${response.status}: ${raw.slice(0, 200)}${at}`,
         isRetryableStatus(response.status),
         isThrottleStatus(response.status),
       );
@@ -185,24 +249,31 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
     try {
       body = JSON.parse(raw);
     } catch {
-      throw failure(`the answer is not JSON: ${raw.slice(0, 200)}`, false, false);
+      throw failure(`the answer is not JSON: ${raw.slice(0, 200)}${at}`, false, false);
     }
     const answer = parseEmbeddingAnswer(options.protocol, body, texts.length);
     refuseOtherEmbedding(answer, options);
     return answer;
   }
 
-  /** One batch, retried while the failures are passing ones and the window lasts. */
-  async function embedBatch(texts: readonly string[]): Promise<{ vectors: Float32Array[]; model?: string }> {
+  /**
+   * One batch, retried while the failures are passing ones and the window lasts: after its wait, on the server with the
+   * most room that is not resting after a failure of its own (the same one when it is the only one).
+   */
+  async function embedBatch(
+    texts: readonly string[],
+    only?: number,
+  ): Promise<{ vectors: Float32Array[]; model?: string }> {
     if (closed) throw new Error("embedder is closed");
+    if (only !== undefined && servers[only] === undefined) throw new RangeError(`no server ${only}`);
     const started = now();
     for (let attemptNumber = 1; ; attemptNumber++) {
-      await admit();
+      const server = await admit(only);
       let answer: { vectors: Float32Array[]; model?: string };
       try {
-        answer = await attempt(texts);
+        answer = await attempt(server, texts);
       } catch (err) {
-        release(isAttemptFailure(err) && err.throttled);
+        release(server, isAttemptFailure(err) && err.throttled);
         if (!isAttemptFailure(err)) throw err;
         if (!err.retryable) throw new Error(`the embedding server refused a batch: ${err.reason}`, { cause: err });
         const wait = retryDelayMs(attemptNumber + 1, policy, err.retryAfter);
@@ -212,11 +283,12 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
             `${err.reason} (still failing after ${attemptNumber} attempts in ${spentSeconds} s)`,
             { cause: err },
           );
+        servers[server]!.restingUntil = now() + wait;
         options.onRetry?.(err.reason, wait);
         await sleep(wait);
         continue;
       }
-      release(false);
+      release(server, false);
       return answer;
     }
   }
@@ -229,7 +301,7 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
     let next = 0;
     let done = 0;
     await Promise.all(
-      Array.from({ length: Math.min(maxConcurrency, batches.length) }, async () => {
+      Array.from({ length: Math.min(maxConcurrency * servers.length, batches.length) }, async () => {
         while (next < batches.length) {
           const batch = batches[next++]!;
           const answer = await embedBatch(batch.texts);
@@ -246,6 +318,7 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
     modelName: options.path.modelName,
     dims: options.path.dims,
     servedBy,
+    servers: origins,
     embedBatch,
     embedPassages,
     async embedQuery(text) {
@@ -290,14 +363,17 @@ function describe(err: unknown): string {
 }
 
 /**
- * Checks that the server gives the path's vectors: the probe texts' vectors from the server against `reference`'s
- * (the in-process model); a server that differs is refused with an EmbeddingServerMismatchError.
+ * Checks that every server gives the path's vectors: each one's vectors of the probe texts against `reference`'s (the
+ * in-process model); a server that differs is refused with an EmbeddingServerMismatchError naming it.
  */
 export async function verifyEmbeddingServer(remote: RemoteEmbedder, reference: Embedder): Promise<void> {
-  const [{ vectors }, expected] = await Promise.all([
-    remote.embedBatch(PROBE_TEXTS),
+  const [answers, expected] = await Promise.all([
+    Promise.all(remote.servers.map((_, i) => remote.embedBatch(PROBE_TEXTS, i))),
     reference.embedPassages([...PROBE_TEXTS]),
   ]);
-  const disagreement = probeDisagreement(vectors, expected);
-  if (disagreement) throw new EmbeddingServerMismatchError(disagreement, reference.modelName);
+  answers.forEach(({ vectors }, i) => {
+    const disagreement = probeDisagreement(vectors, expected);
+    const which = remote.servers.length > 1 ? ` (the server at ${remote.servers[i]})` : "";
+    if (disagreement) throw new EmbeddingServerMismatchError(disagreement + which, reference.modelName);
+  });
 }

@@ -31,6 +31,30 @@ export function embeddingServerUrl(raw: string): URL {
   return url;
 }
 
+/** How many servers EMBEDDING_URL may list. */
+const MAX_EMBEDDING_SERVERS = 16;
+
+/**
+ * EMBEDDING_URL's servers: one base address, or several separated by commas (servers of the same model, batches
+ * spread over them), each checked as embeddingServerUrl checks one; none named twice.
+ */
+export function embeddingServerUrls(raw: string): URL[] {
+  const parts = raw.split(",").map((part) => part.trim());
+  if (parts.some((part) => part === ""))
+    throw new Error(
+      `EMBEDDING_URL lists an empty address: separate the servers' addresses by single commas, got ${raw}`,
+    );
+  if (parts.length > MAX_EMBEDDING_SERVERS)
+    throw new Error(`EMBEDDING_URL lists ${parts.length} servers; at most ${MAX_EMBEDDING_SERVERS}`);
+  const urls = parts.map(embeddingServerUrl);
+  const seen = new Set<string>();
+  for (const url of urls) {
+    if (seen.has(url.href)) throw new Error(`EMBEDDING_URL names ${url.href} twice`);
+    seen.add(url.href);
+  }
+  return urls;
+}
+
 /** The address a batch is posted to: BASE/v1/embeddings (BASE/embeddings when BASE ends in /v1) or BASE/embed. */
 export function embeddingEndpoint(base: URL, protocol: EmbeddingProtocol): string {
   const path = base.pathname.replace(/\/+$/, "");

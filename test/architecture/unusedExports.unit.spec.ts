@@ -48,6 +48,11 @@ const TEST_ONLY: Record<string, string> = {
     "pure rule: the remote embedder's concurrency step, held by its unit test",
   "src/embedding/remoteEmbedder.ts probeDisagreement":
     "pure rule: how far a server's probe vectors disagree, held by its unit test",
+  "src/embedding/remoteEmbedder.ts pickServer":
+    "pure rule: which of several servers the next batch goes to, held by its unit test",
+  "src/embedding/remoteProtocol.ts embeddingServerUrl":
+    "one address's checks, which EMBEDDING_URL's list applies to each: the unit test and the benches' single " +
+    "server name one address",
   "src/embedding/remoteEmbedder.ts RemoteEmbedderOptions":
     "the factory's options, the seam the remote-embedder test drives it through",
   "src/embedding/wordpieceTokenizer.ts createWordpieceTokenizer":

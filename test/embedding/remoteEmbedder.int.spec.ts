@@ -2,7 +2,8 @@
 // both protocols give the in-process vectors; 429 (Retry-After honoured), 500, 503 and a hung request are retried and
 // nothing is lost; a server killed mid-run is waited for and every text gets its own vector once, in order; a server
 // down past the retry window fails the call; a wrong width, another model's name, or another model's vectors at the
-// same width are refused naming the fix.
+// same width are refused naming the fix. Several servers (EMBEDDING_URL listing them): the batches spread over them,
+// a server lost mid-run leaves its batches to the others, and each server is probed, the one that differs named.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/app/config.js";
 import { openEmbeddingServer } from "../../src/app/composition.js";
@@ -39,7 +40,7 @@ afterAll(async () => {
 
 const remote = (over: Partial<RemoteEmbedderOptions> = {}) =>
   createRemoteEmbedder({
-    url: embeddingServerUrl(standIn.url),
+    urls: [embeddingServerUrl(standIn.url)],
     protocol: "openai",
     model: "BAAI/bge-small-en-v1.5",
     path: { modelName: inProcess.modelName, dims: inProcess.dims },
@@ -166,6 +167,69 @@ describe("a server that embeds otherwise", () => {
     await expect(openWith(other.url)).rejects.toSatisfy(
       (err) =>
         err instanceof EmbeddingServerMismatchError && /at cosine 0\.\d+ to the in-process one/.test(err.message),
+    );
+  });
+});
+
+describe("several servers", () => {
+  let second: EmbeddingStandIn;
+  beforeAll(async () => {
+    second = await startEmbeddingStandIn();
+    started.push(second);
+  }, 120_000);
+
+  const both = (over: Partial<RemoteEmbedderOptions> = {}) =>
+    remote({ urls: [embeddingServerUrl(standIn.url), embeddingServerUrl(second.url)], ...over });
+
+  it("spreads the batches over every server, each text embedded once, in order", async () => {
+    const [a, b] = [await standIn.stats(), await second.stats()];
+    const embedder = both({ batchSize: 2, concurrency: 1 });
+    expect(embedder.servers).toEqual([new URL(standIn.url).origin, new URL(second.url).origin]);
+    await expectInProcessVectors(TEXTS, await embedder.embedPassages(TEXTS));
+    const [a2, b2] = [await standIn.stats(), await second.stats()];
+    // one request in flight to each: both work, and together they embed each text once
+    expect(a2.texts - a.texts).toBeGreaterThan(0);
+    expect(b2.texts - b.texts).toBeGreaterThan(0);
+    expect(a2.texts - a.texts + (b2.texts - b.texts)).toBe(TEXTS.length);
+  });
+
+  it("sends a lost server's batches to the other within the retry window", async () => {
+    await second.kill();
+    try {
+      const retries: string[] = [];
+      const before = await standIn.stats();
+      // a window far shorter than a restart: the batches must reach the server still up
+      const embedder = both({ batchSize: 2, retryForMs: 5000, onRetry: (reason) => retries.push(reason) });
+      await expectInProcessVectors(TEXTS.slice(0, 12), await embedder.embedPassages(TEXTS.slice(0, 12)));
+      expect(retries.length).toBeGreaterThan(0);
+      expect(retries.every((r) => r.includes(new URL(second.url).origin))).toBe(true);
+      expect((await standIn.stats()).texts - before.texts).toBe(12);
+    } finally {
+      await second.restart();
+    }
+  });
+
+  it("probes every server when the service opens them, and refuses one that embeds otherwise, naming it", async () => {
+    const other = await startEmbeddingStandIn({ weights: "other" });
+    started.push(other);
+    const open = (urls: string) => {
+      const config = loadConfig({
+        DATA_DIR: "/nonexistent/litsearch",
+        ADMIN_TOKEN: "remote-embedder-token-0123456789",
+        EMBEDDING_URL: urls,
+        EMBEDDING_MODEL: "BAAI/bge-small-en-v1.5",
+        LITSEARCH_CACHE: cacheDirFrom(process.env),
+      });
+      return openEmbeddingServer(config, config.embeddingServer!);
+    };
+    const opened = await open(`${standIn.url}, ${second.url}`);
+    expect(opened.servers).toHaveLength(2);
+    expect(opened.servedBy).toContain(new URL(second.url).origin);
+    await expect(open(`${standIn.url},${other.url}`)).rejects.toSatisfy(
+      (err) =>
+        err instanceof EmbeddingServerMismatchError &&
+        err.message.includes(`the server at ${new URL(other.url).origin}`) &&
+        /at cosine 0\.\d+ to the in-process one/.test(err.message),
     );
   });
 });

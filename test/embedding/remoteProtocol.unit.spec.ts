@@ -1,14 +1,16 @@
 // The embedding servers' wire: EMBEDDING_URL's checks, the endpoint and body of each protocol, the reading of their
 // answers (order, width, finite numbers, normalization), and the rules of the remote port built on them: the
-// concurrency a throttling server gets and the probe comparison that refuses another embedding path.
+// concurrency a throttling server gets, the server a batch goes to when there are several, and the probe comparison
+// that refuses another embedding path.
 import { describe, expect, it } from "vitest";
 import {
   embeddingEndpoint,
   embeddingRequestBody,
   embeddingServerUrl,
+  embeddingServerUrls,
   parseEmbeddingAnswer,
 } from "../../src/embedding/remoteProtocol.js";
-import { nextConcurrency, probeDisagreement } from "../../src/embedding/remoteEmbedder.js";
+import { nextConcurrency, pickServer, probeDisagreement } from "../../src/embedding/remoteEmbedder.js";
 
 const unit = (...xs: number[]) => {
   const norm = Math.hypot(...xs);
@@ -27,6 +29,25 @@ describe("embeddingServerUrl", () => {
     expect(() => embeddingServerUrl("http://host/?x=1")).toThrow(/without \? or #/);
     expect(() => embeddingServerUrl("localhost:8080")).toThrow(/http\(s\)/);
     expect(() => embeddingServerUrl("not a url")).toThrow(/http\(s\) address such as/);
+  });
+});
+
+describe("embeddingServerUrls", () => {
+  it("takes one address, or several separated by commas, spaces around them ignored", () => {
+    expect(embeddingServerUrls("http://127.0.0.1:8080").map((u) => u.href)).toEqual(["http://127.0.0.1:8080/"]);
+    expect(embeddingServerUrls("http://a:1, https://b.example.org/v1").map((u) => u.href)).toEqual([
+      "http://a:1/",
+      "https://b.example.org/v1",
+    ]);
+  });
+  it("refuses an empty entry, an address named twice, too many, and any address one alone would refuse", () => {
+    expect(() => embeddingServerUrls("http://a:1,,http://b:2")).toThrow(/empty address/);
+    expect(() => embeddingServerUrls("http://a:1,")).toThrow(/empty address/);
+    expect(() => embeddingServerUrls("http://a:1, http://a:1/")).toThrow(/names http:\/\/a:1\/ twice/);
+    expect(() => embeddingServerUrls(Array.from({ length: 17 }, (_, i) => `http://h${i}:1`).join(","))).toThrow(
+      /17 servers; at most 16/,
+    );
+    expect(() => embeddingServerUrls("http://a:1,file:///etc/passwd")).toThrow(/file scheme/);
   });
 });
 
@@ -98,6 +119,26 @@ describe("nextConcurrency", () => {
     expect(nextConcurrency(1, 4, true)).toBe(1);
     expect(nextConcurrency(2, 4, false)).toBe(3);
     expect(nextConcurrency(4, 4, false)).toBe(4);
+  });
+});
+
+describe("pickServer", () => {
+  const load = (inFlight: number, allowed: number, restingUntil = 0) => ({ inFlight, allowed, restingUntil });
+  it("takes the least loaded server with room, the first listed on a tie", () => {
+    expect(pickServer([load(1, 4), load(0, 4)], 0)).toBe(1);
+    expect(pickServer([load(0, 4), load(0, 4)], 0)).toBe(0);
+    // loaded against what each allows now: 1 of 2 is fuller than 1 of 4
+    expect(pickServer([load(1, 2), load(1, 4)], 0)).toBe(1);
+    expect(pickServer([load(4, 4), load(3, 4)], 0)).toBe(1);
+  });
+  it("gives none while every server is full", () => {
+    expect(pickServer([load(4, 4), load(2, 2)], 0)).toBeUndefined();
+    expect(pickServer([], 0)).toBeUndefined();
+  });
+  it("passes over a server resting after a failure while another has room, and takes it when none does", () => {
+    expect(pickServer([load(0, 4, 1000), load(3, 4)], 500)).toBe(1);
+    expect(pickServer([load(0, 4, 1000), load(4, 4)], 500)).toBe(0);
+    expect(pickServer([load(0, 4, 1000), load(3, 4)], 1000)).toBe(0);
   });
 });
 
