@@ -12,9 +12,10 @@
 //        [--server llama|infinity|standin] [--build portable|variants] [--servers 1] [--threads N] [--slots 1]
 //        [--ubatch 4096] [--omp-wait passive|active] [--gguf FILE]
 // --build: llama-server's portable AVX2 build (the default) or the CPU-variants one (LLAMA_SERVER_CPU=variants);
-// --servers N with --threads T: N servers of T compute threads each (T defaults to EMBEDDING_WORKERS), the
-// chunks dealt among them by N instances of the port, as a load balancer in front of them would; --gguf: another GGUF
-// file than the provisioned float32 one (the worst cosine to in-process says whether it keeps the vectors).
+// --servers N with --threads T: N servers of T compute threads each (T defaults to EMBEDDING_WORKERS; Infinity gets
+// them only when --threads is given, through scripts/python/ort-threads), behind one port listing them all, as
+// EMBEDDING_URL does, --concurrency requests to each; --gguf: another GGUF file than the provisioned float32 one (the
+// worst cosine to in-process says whether it keeps the vectors).
 import { readFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
 import { parseArgs } from "node:util";
@@ -77,7 +78,8 @@ if (build !== "variants" && build !== "portable") throw new Error("--build takes
 const serverCount = Number(args.servers);
 const serverThreads = Number(args.threads ?? config.embeddingWorkers);
 if (!(serverCount >= 1) || !(serverThreads >= 1)) throw new Error("--servers and --threads take a whole number >= 1");
-if (serverCount > 1 && args.server !== "llama") throw new Error("--servers takes more than 1 with --server llama only");
+if (serverCount > 1 && args.server === "standin")
+  throw new Error("--servers takes more than 1 with a real server only");
 process.env.EMBEDDING_STANDIN_WORKERS = String(config.embeddingWorkers);
 // llama-server: --threads compute threads (as many as in-process worker threads by default); --slots request slots,
 // whose texts it computes together in one step (masked attention over all of them: more work per text than one a step)
@@ -104,29 +106,20 @@ for (let i = 0; i < serverCount; i++)
           env: { OMP_WAIT_POLICY: args["omp-wait"] },
         })
       : args.server === "infinity"
-        ? await startInfinityServer({ batch: Number(args.batch) })
+        ? await startInfinityServer({ batch: Number(args.batch), ...(args.threads ? { threads: serverThreads } : {}) })
         : await startEmbeddingStandIn(),
   );
-const remotes = servers.map((server) =>
-  createRemoteEmbedder({
-    url: embeddingServerUrl(server.url),
-    protocol: "openai",
-    path: { modelName: local.modelName, dims: local.dims },
-    batchSize: Number(args.batch),
-    concurrency: Number(args.concurrency),
-    // a loaded shared machine makes a batch slow, not lost: a timeout would only send it again
-    timeoutMs: 300_000,
-    onRetry: (reason) => console.error(`retry: ${reason}`),
-  }),
-);
-/** the chunks dealt among the servers (every n-th to each), the vectors put back in the sample's order */
-const remote: Pick<Embedder, "embedPassages"> = {
-  async embedPassages(texts) {
-    const parts = remotes.map((_, k) => texts.filter((__, i) => i % remotes.length === k));
-    const answers = await Promise.all(parts.map((part, k) => remotes[k]!.embedPassages(part)));
-    return texts.map((_, i) => answers[i % remotes.length]![Math.floor(i / remotes.length)]!);
-  },
-};
+// one port over every server, as EMBEDDING_URL listing each of them gives the service
+const remote = createRemoteEmbedder({
+  urls: servers.map((server) => embeddingServerUrl(server.url)),
+  protocol: "openai",
+  path: { modelName: local.modelName, dims: local.dims },
+  batchSize: Number(args.batch),
+  concurrency: Number(args.concurrency),
+  // a loaded shared machine makes a batch slow, not lost: a timeout would only send it again
+  timeoutMs: 300_000,
+  onRetry: (reason) => console.error(`retry: ${reason}`),
+});
 
 // warm-up: worker threads started on both sides
 await local.embedPassages(sample.slice(0, 64));
@@ -162,7 +155,7 @@ for (let r = 0; r < Number(args.rounds); r++) {
   theirs.vectors.forEach((v, i) => (worstCosine = Math.min(worstCosine, cosineOfUnit(v, mine.vectors[i]!))));
 }
 const loadAfter = loadavg()[0] ?? 0;
-await Promise.all(remotes.map((r) => r.close()));
+await remote.close();
 await Promise.all(servers.map((s) => s.close()));
 await local.close();
 
@@ -190,7 +183,9 @@ const output = {
           ompWait: args["omp-wait"],
           systemInfo,
         }
-      : {}),
+      : args.server === "infinity" && args.threads
+        ? { threadsPerServer: serverThreads, onnxSession: "as in-process (scripts/python/ort-threads)" }
+        : {}),
   },
   chunksPerSecond: {
     inProcess: { median: round(median(rates.inProcess), 2), each: rates.inProcess.map((r) => round(r, 2)) },

@@ -4,7 +4,8 @@
 // SciFact passages and queries get vectors at cosine >= 0.999 to in-process ones; and a hybrid ingestion embedded on
 // it answers searches as an in-process ingestion does. Fails, naming the fix, when the server was not provisioned.
 // REAL_EMBEDDING_SERVER=infinity runs the same checks against Infinity (ONNX Runtime; opt-in, 5.8 GB installed:
-// bash scripts/provision-infinity.sh) instead.
+// bash scripts/provision-infinity.sh) instead; REAL_EMBEDDING_SERVER=infinity-per-core against two Infinity servers of
+// one thread each with the in-process session's settings, EMBEDDING_URL listing both.
 import { readFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,8 +32,8 @@ import { LLAMA_SERVED_MODEL, startLlamaServer } from "../support/llamaServer.js"
 import { SHARED_DATA, sliceDataRoot } from "../support/testService.js";
 
 const SERVER = process.env.REAL_EMBEDDING_SERVER ?? "llama";
-if (SERVER !== "llama" && SERVER !== "infinity")
-  throw new Error(`REAL_EMBEDDING_SERVER takes llama (the default) or infinity, got ${SERVER}`);
+if (SERVER !== "llama" && SERVER !== "infinity" && SERVER !== "infinity-per-core")
+  throw new Error(`REAL_EMBEDDING_SERVER takes llama (the default), infinity or infinity-per-core, got ${SERVER}`);
 let server: { url: string; model: string; close(): Promise<void> };
 let dataRoot: string;
 let scratch: string;
@@ -49,11 +50,31 @@ const configWith = (name: string, env: Record<string, string> = {}): Config =>
     ...env,
   });
 
+/** Two servers as one: EMBEDDING_URL lists both; the first is closed if the second does not start. */
+async function bothOf(
+  first: { url: string; model: string; close(): Promise<void> },
+  startSecond: () => Promise<{ url: string; model: string; close(): Promise<void> }>,
+): Promise<{ url: string; model: string; close(): Promise<void> }> {
+  const second = await startSecond().catch(async (err: unknown) => {
+    await first.close();
+    throw err;
+  });
+  return {
+    url: `${first.url},${second.url}`,
+    model: first.model,
+    close: async () => void (await Promise.all([first.close(), second.close()])),
+  };
+}
+
 beforeAll(async () => {
   server =
     SERVER === "infinity"
       ? await startInfinityServer({ batch: 8 })
-      : { ...(await startLlamaServer({ threads: 2, parallel: 4 })), model: LLAMA_SERVED_MODEL };
+      : SERVER === "infinity-per-core"
+        ? await bothOf(await startInfinityServer({ batch: 8, threads: 1 }), () =>
+            startInfinityServer({ batch: 8, threads: 1 }),
+          )
+        : { ...(await startLlamaServer({ threads: 2, parallel: 4 })), model: LLAMA_SERVED_MODEL };
   dataRoot = await sliceDataRoot(40);
   // without the demo's shipped vectors every passage of an ingestion goes to the embedder
   rmSync(join(dataRoot, "vectors"), { force: true });

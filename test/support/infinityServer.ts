@@ -7,8 +7,12 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { cacheDirFrom } from "../../src/app/config.js";
 import { findFreePort } from "../../src/infra/freePort.js";
+
+/** The folder of the sitecustomize module that sets ONNX Runtime's threads from LITSEARCH_ORT_THREADS. */
+const ORT_THREADS_PATH = fileURLToPath(new URL("../../scripts/python/ort-threads", import.meta.url));
 
 interface InfinityManifest {
   server: string;
@@ -25,8 +29,14 @@ export interface InfinityServer {
   close(): Promise<void>;
 }
 
-/** Starts Infinity with `batch` texts per forward pass at most and waits until it lists its model. */
-export async function startInfinityServer(options: { batch: number }): Promise<InfinityServer> {
+/**
+ * Starts Infinity with `batch` texts per forward pass at most and waits until it lists its model. `threads`: the
+ * session the service opens in-process, on that many threads: Infinity's own graph optimization off
+ * (INFINITY_ONNX_DISABLE_OPTIMIZE), and ONNX Runtime's threads, their busy-waiting and its SkipLayerNorm fusion set by
+ * scripts/python/ort-threads/sitecustomize.py (Infinity has no option for them; by default one thread a core,
+ * busy-waiting between steps).
+ */
+export async function startInfinityServer(options: { batch: number; threads?: number }): Promise<InfinityServer> {
   const path = join(cacheDirFrom(process.env), "infinity-server.json");
   if (!existsSync(path)) throw new Error(`${path} is missing: run bash scripts/provision-infinity.sh`);
   const manifest = JSON.parse(readFileSync(path, "utf8")) as InfinityManifest;
@@ -47,6 +57,13 @@ export async function startInfinityServer(options: { batch: number }): Promise<I
       HF_HUB_OFFLINE: "1",
       DO_NOT_TRACK: "1",
       INFINITY_ANONYMOUS_USAGE_STATS: "0",
+      ...(options.threads
+        ? {
+            LITSEARCH_ORT_THREADS: String(options.threads),
+            PYTHONPATH: ORT_THREADS_PATH,
+            INFINITY_ONNX_DISABLE_OPTIMIZE: "1",
+          }
+        : {}),
     },
   });
   child.once("exit", () => rmSync(scratch, { recursive: true, force: true }));
