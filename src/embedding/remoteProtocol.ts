@@ -40,9 +40,12 @@ const MAX_EMBEDDING_SERVERS = 16;
  */
 export function embeddingServerUrls(raw: string): URL[] {
   const parts = raw.split(",").map((part) => part.trim());
-  if (parts.some((part) => part === ""))
+  const empty = parts.indexOf("");
+  // the list is not echoed: an address refused later for its credentials would be in it
+  if (empty >= 0)
     throw new Error(
-      `EMBEDDING_URL lists an empty address: separate the servers' addresses by single commas, got ${raw}`,
+      `EMBEDDING_URL's address ${empty + 1} of ${parts.length} is empty: separate the servers' addresses by ` +
+        "single commas",
     );
   if (parts.length > MAX_EMBEDDING_SERVERS)
     throw new Error(`EMBEDDING_URL lists ${parts.length} servers; at most ${MAX_EMBEDDING_SERVERS}`);
