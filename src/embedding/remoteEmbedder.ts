@@ -202,11 +202,10 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
     ["timeoutMs", timeoutMs],
   ] as const)
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  const origins = options.urls.map((url) => url.origin);
+  const { servers, admit, release } = serverPool(options.urls, options.protocol, maxConcurrency, now);
+  const origins = servers.map((s) => s.origin);
   const servedBy = `${options.model ?? "the served model"} at ${origins.join(", ")} (${options.protocol})`;
   let closed = false;
-
-  const { servers, admit, release } = serverPool(options.urls, options.protocol, maxConcurrency, now);
 
   async function attempt(
     server: number,
