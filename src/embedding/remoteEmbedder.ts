@@ -105,16 +105,45 @@ interface ServerLoad {
   restingUntil: number;
 }
 
+/** A server's record of failures: how many of its answers in a row failed, and until when it rests (ms). */
+export interface ServerHealth {
+  failures: number;
+  restingUntil: number;
+}
+
 /**
- * The server the next batch goes to, or undefined when none has room: of those with room, the ones not resting after a
- * failure (all of them when every one is), and of those the least loaded (in flight over allowed), the first listed
- * on a tie.
+ * A server's health after an answer. A success clears its failures and its rest. A failure counts one more in a row and
+ * rests the server for a wait that doubles with them, up to the policy's longest, and at least what the server asked
+ * (Retry-After): a server that is gone is tried ever more rarely while others work, and a rest already longer (batches
+ * in flight failing together) is kept.
+ */
+export function serverHealthAfter(
+  health: ServerHealth,
+  failed: boolean,
+  now: number,
+  policy: RetryPolicy,
+  retryAfter?: number,
+  random: () => number = Math.random,
+): ServerHealth {
+  if (!failed) return { failures: 0, restingUntil: 0 };
+  const failures = health.failures + 1;
+  const rest = retryDelayMs(failures + 1, policy, retryAfter, random);
+  return { failures, restingUntil: Math.max(health.restingUntil, now + rest) };
+}
+
+/**
+ * The server the next batch goes to, or undefined when it must wait for room: the least loaded (in flight over allowed)
+ * of those with room, the first listed on a tie. While any server is awake, a server resting after failures gets
+ * nothing (a batch waits for an awake one's room rather than meet a server that is likely gone); when every one rests,
+ * any with room may be tried.
  */
 export function pickServer(servers: readonly ServerLoad[], now: number): number | undefined {
-  const open = servers.flatMap((s, i) => (s.inFlight < s.allowed ? [i] : []));
-  const awake = open.filter((i) => servers[i]!.restingUntil <= now);
+  const anyAwake = servers.some((s) => s.restingUntil <= now);
+  const candidates = servers.flatMap((s, i) =>
+    s.inFlight < s.allowed && (!anyAwake || s.restingUntil <= now) ? [i] : [],
+  );
   const load = (i: number) => servers[i]!.inFlight / servers[i]!.allowed;
-  return (awake.length > 0 ? awake : open).reduce<number | undefined>(
+  return candidates.reduce<number | undefined>(
     (best, i) => (best === undefined || load(i) < load(best) ? i : best),
     undefined,
   );
@@ -153,12 +182,19 @@ export function probeDisagreement(
  * The servers a remote embedder sends to, each with its endpoint and load: `admit` waits for room (on `only`, else on
  * the server pickServer chooses) and takes it; `release` gives it back, with the concurrency step its answer earned.
  */
-function serverPool(urls: readonly URL[], protocol: EmbeddingProtocol, maxConcurrency: number, now: () => number) {
+function serverPool(
+  urls: readonly URL[],
+  protocol: EmbeddingProtocol,
+  maxConcurrency: number,
+  policy: RetryPolicy,
+  now: () => number,
+) {
   const servers = urls.map((url) => ({
     endpoint: embeddingEndpoint(url, protocol),
     origin: url.origin,
     allowed: maxConcurrency,
     inFlight: 0,
+    failures: 0,
     restingUntil: 0,
   }));
   const waiting: (() => void)[] = [];
@@ -177,10 +213,11 @@ function serverPool(urls: readonly URL[], protocol: EmbeddingProtocol, maxConcur
       await new Promise<void>((resolve) => waiting.push(resolve));
     }
   };
-  const release = (server: number, throttled: boolean): void => {
+  const release = (server: number, failed: AttemptFailure | undefined): void => {
     const s = servers[server]!;
     s.inFlight--;
-    s.allowed = nextConcurrency(s.allowed, maxConcurrency, throttled);
+    s.allowed = nextConcurrency(s.allowed, maxConcurrency, failed?.throttled ?? false);
+    Object.assign(s, serverHealthAfter(s, failed !== undefined, now(), policy, failed?.retryAfter));
     waiting.splice(0).forEach((wake) => wake());
   };
   return { servers, admit, release };
@@ -202,7 +239,7 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
     ["timeoutMs", timeoutMs],
   ] as const)
     if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  const { servers, admit, release } = serverPool(options.urls, options.protocol, maxConcurrency, now);
+  const { servers, admit, release } = serverPool(options.urls, options.protocol, maxConcurrency, policy, now);
   const origins = servers.map((s) => s.origin);
   const servedBy = `${options.model ?? "the served model"} at ${origins.join(", ")} (${options.protocol})`;
   let closed = false;
@@ -272,7 +309,7 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
       try {
         answer = await attempt(server, texts);
       } catch (err) {
-        release(server, isAttemptFailure(err) && err.throttled);
+        release(server, isAttemptFailure(err) ? err : undefined);
         if (!isAttemptFailure(err)) throw err;
         if (!err.retryable) throw new Error(`the embedding server refused a batch: ${err.reason}`, { cause: err });
         const wait = retryDelayMs(attemptNumber + 1, policy, err.retryAfter);
@@ -282,12 +319,11 @@ export function createRemoteEmbedder(options: RemoteEmbedderOptions): RemoteEmbe
             `${err.reason} (still failing after ${attemptNumber} attempts in ${spentSeconds} s)`,
             { cause: err },
           );
-        servers[server]!.restingUntil = now() + wait;
         options.onRetry?.(err.reason, wait);
         await sleep(wait);
         continue;
       }
-      release(server, false);
+      release(server, undefined);
       return answer;
     }
   }

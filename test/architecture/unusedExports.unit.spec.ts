@@ -50,6 +50,9 @@ const TEST_ONLY: Record<string, string> = {
     "pure rule: how far a server's probe vectors disagree, held by its unit test",
   "src/embedding/remoteEmbedder.ts pickServer":
     "pure rule: which of several servers the next batch goes to, held by its unit test",
+  "src/embedding/remoteEmbedder.ts serverHealthAfter":
+    "pure rule: how long a failing server rests, held by its unit test",
+  "src/embedding/remoteEmbedder.ts ServerHealth": "the type serverHealthAfter's unit test builds records with",
   "src/embedding/remoteProtocol.ts embeddingServerUrl":
     "one address's checks, which EMBEDDING_URL's list applies to each: the unit test and the benches' single " +
     "server name one address",

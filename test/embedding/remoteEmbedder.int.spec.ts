@@ -3,7 +3,8 @@
 // nothing is lost; a server killed mid-run is waited for and every text gets its own vector once, in order; a server
 // down past the retry window fails the call; a wrong width, another model's name, or another model's vectors at the
 // same width are refused naming the fix. Several servers (EMBEDDING_URL listing them): the batches spread over them,
-// a server lost mid-run leaves its batches to the others, and each server is probed, the one that differs named.
+// a server lost mid-run leaves its batches to the others and is tried ever more rarely, and each server is probed, the
+// one that differs named.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/app/config.js";
 import { openEmbeddingServer } from "../../src/app/composition.js";
@@ -193,17 +194,27 @@ describe("several servers", () => {
     expect(a2.texts - a.texts + (b2.texts - b.texts)).toBe(TEXTS.length);
   });
 
-  it("sends a lost server's batches to the other within the retry window", async () => {
+  it("sends a lost server's batches to the other within the retry window, trying it ever more rarely", async () => {
     await second.kill();
     try {
       const retries: string[] = [];
       const before = await standIn.stats();
+      const retry = { baseMs: 50, maxMs: 5000 };
       // a window far shorter than a restart: the batches must reach the server still up
-      const embedder = both({ batchSize: 2, retryForMs: 5000, onRetry: (reason) => retries.push(reason) });
-      await expectInProcessVectors(TEXTS.slice(0, 12), await embedder.embedPassages(TEXTS.slice(0, 12)));
-      expect(retries.length).toBeGreaterThan(0);
+      const embedder = both({ batchSize: 2, concurrency: 1, retryForMs: 5000, retry, onRetry: (r) => retries.push(r) });
+      const start = Date.now();
+      // several runs in a row, as ingestion's batches are: the lost server's record outlasts one call
+      for (let run = 0; run < 3; run++) await expectInProcessVectors(TEXTS, await embedder.embedPassages(TEXTS));
+      const elapsed = Date.now() - start;
       expect(retries.every((r) => r.includes(new URL(second.url).origin))).toBe(true);
-      expect((await standIn.stats()).texts - before.texts).toBe(12);
+      expect((await standIn.stats()).texts - before.texts).toBe(3 * TEXTS.length);
+      // one batch at a time a server: after the first failure the lost server meets a batch only at the end of a rest,
+      // and each rest is at least half its wait, which doubles with the failures in a row
+      let mostFailures = 1;
+      for (let rests = 0; (rests += Math.min(retry.maxMs, retry.baseMs * 2 ** (mostFailures - 1)) / 2) <= elapsed;)
+        mostFailures++;
+      expect(retries.length).toBeGreaterThan(0);
+      expect(retries.length, `${elapsed} ms`).toBeLessThanOrEqual(mostFailures);
     } finally {
       await second.restart();
     }

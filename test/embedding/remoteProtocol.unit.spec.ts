@@ -10,7 +10,13 @@ import {
   embeddingServerUrls,
   parseEmbeddingAnswer,
 } from "../../src/embedding/remoteProtocol.js";
-import { nextConcurrency, pickServer, probeDisagreement } from "../../src/embedding/remoteEmbedder.js";
+import {
+  nextConcurrency,
+  pickServer,
+  probeDisagreement,
+  serverHealthAfter,
+  type ServerHealth,
+} from "../../src/embedding/remoteEmbedder.js";
 
 const unit = (...xs: number[]) => {
   const norm = Math.hypot(...xs);
@@ -123,6 +129,35 @@ describe("nextConcurrency", () => {
   });
 });
 
+describe("serverHealthAfter", () => {
+  const policy = { baseMs: 250, maxMs: 15_000, retryAfterCapMs: 60_000 };
+  const longest = () => 1; // the jitter at its top: the doubled wait itself
+  const fail = (h: ServerHealth, now: number, retryAfter?: number) =>
+    serverHealthAfter(h, true, now, policy, retryAfter, longest);
+  it("rests a failing server for a wait that doubles with its failures in a row, up to the longest", () => {
+    let health: ServerHealth = { failures: 0, restingUntil: 0 };
+    const rests: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      const now = 100_000 * (i + 1); // each failure long after the last rest ended
+      health = fail(health, now);
+      rests.push(health.restingUntil - now);
+    }
+    expect(health.failures).toBe(9);
+    expect(rests).toEqual([250, 500, 1000, 2000, 4000, 8000, 15_000, 15_000, 15_000]);
+  });
+  it("clears the failures and the rest at the server's first success", () => {
+    const tired = fail(fail(fail({ failures: 0, restingUntil: 0 }, 0), 1000), 5000);
+    expect(tired.failures).toBe(3);
+    expect(serverHealthAfter(tired, false, 6000, policy)).toEqual({ failures: 0, restingUntil: 0 });
+    // after the success, the next failure rests it for the first wait again
+    expect(fail(serverHealthAfter(tired, false, 6000, policy), 7000).restingUntil).toBe(7250);
+  });
+  it("rests at least as long as the server asked, and keeps a longer rest already set", () => {
+    expect(fail({ failures: 0, restingUntil: 0 }, 1000, 30_000).restingUntil).toBe(31_000);
+    expect(fail({ failures: 1, restingUntil: 20_000 }, 1000).restingUntil).toBe(20_000);
+  });
+});
+
 describe("pickServer", () => {
   const load = (inFlight: number, allowed: number, restingUntil = 0) => ({ inFlight, allowed, restingUntil });
   it("takes the least loaded server with room, the first listed on a tie", () => {
@@ -136,10 +171,15 @@ describe("pickServer", () => {
     expect(pickServer([load(4, 4), load(2, 2)], 0)).toBeUndefined();
     expect(pickServer([], 0)).toBeUndefined();
   });
-  it("passes over a server resting after a failure while another has room, and takes it when none does", () => {
+  it("gives a resting server nothing while another is awake, even full, and any server when all rest", () => {
     expect(pickServer([load(0, 4, 1000), load(3, 4)], 500)).toBe(1);
-    expect(pickServer([load(0, 4, 1000), load(4, 4)], 500)).toBe(0);
+    // the awake one is full: wait for its room rather than meet a server that is likely gone
+    expect(pickServer([load(0, 4, 1000), load(4, 4)], 500)).toBeUndefined();
+    // the rest is over
     expect(pickServer([load(0, 4, 1000), load(3, 4)], 1000)).toBe(0);
+    // every server rests (one server alone, or all failing): the least loaded with room is tried
+    expect(pickServer([load(1, 4, 1000), load(0, 4, 2000)], 500)).toBe(1);
+    expect(pickServer([load(0, 4, 1000)], 500)).toBe(0);
   });
 });
 
