@@ -3,13 +3,12 @@
 // it and writes $LITSEARCH_CACHE/infinity-server.json). bench:remote-embedding --server infinity measures the port
 // against it, and REAL_EMBEDDING_SERVER=infinity runs the real-server test on it. Started on a free port; throws,
 // naming the fix, when it was not provisioned.
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cacheDirFrom } from "../../src/app/config.js";
-import { findFreePort } from "../../src/infra/freePort.js";
+import { startServedChild } from "./servedChild.js";
 
 /** The folder of the sitecustomize module that sets ONNX Runtime's threads from LITSEARCH_ORT_THREADS. */
 const ORT_THREADS_PATH = fileURLToPath(new URL("../../scripts/python/ort-threads", import.meta.url));
@@ -41,15 +40,15 @@ export async function startInfinityServer(options: { batch: number; threads?: nu
   if (!existsSync(path)) throw new Error(`${path} is missing: run bash scripts/provision-infinity.sh`);
   const manifest = JSON.parse(readFileSync(path, "utf8")) as InfinityManifest;
   if (!existsSync(manifest.server)) throw new Error(`${manifest.server} is missing: run scripts/provision-infinity.sh`);
-  const port = await findFreePort();
-  const args = [
-    ...["v2", "--model-id", manifest.model, "--served-model-name", manifest.servedModelName, ...manifest.args],
-    ...["--host", "127.0.0.1", "--port", String(port), "--batch-size", String(options.batch)],
-  ];
   // its temporary files in a folder of its own, removed when it stops
   const scratch = mkdtempSync(join(tmpdir(), "litsearch-infinity-"));
-  const child = spawn(manifest.server, args, {
-    stdio: ["ignore", "pipe", "pipe"],
+  const served = await startServedChild({
+    name: "Infinity",
+    command: manifest.server,
+    args: (port) => [
+      ...["v2", "--model-id", manifest.model, "--served-model-name", manifest.servedModelName, ...manifest.args],
+      ...["--host", "127.0.0.1", "--port", String(port), "--batch-size", String(options.batch)],
+    ],
     // offline, no usage reports: nothing outside this machine is called
     env: {
       ...process.env,
@@ -65,34 +64,11 @@ export async function startInfinityServer(options: { batch: number; threads?: nu
           }
         : {}),
     },
+    readyPath: "/v1/models",
+    // the first start optimizes the graph (tens of seconds on 2 cores)
+    readyWithinMs: 300_000,
+    pollMs: 500,
+    onExit: () => rmSync(scratch, { recursive: true, force: true }),
   });
-  child.once("exit", () => rmSync(scratch, { recursive: true, force: true }));
-  let log = "";
-  const keep = (chunk: Buffer) => (log = (log + chunk.toString("utf8")).slice(-4000));
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
-  const url = `http://127.0.0.1:${port}`;
-  // the first start optimizes the graph (tens of seconds on 2 cores)
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`Infinity exited (${child.exitCode}) before serving:\n${log}`);
-    const models = await fetch(`${url}/v1/models`).catch(() => undefined);
-    if (models?.status === 200) break;
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`Infinity did not serve within 300 s:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  return {
-    url,
-    pid: child.pid!,
-    model: manifest.servedModelName,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+  return { url: served.url, pid: served.pid, model: manifest.servedModelName, close: served.close };
 }

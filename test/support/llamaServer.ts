@@ -2,23 +2,16 @@
 // [CLS] pooling) over the GGUF file provisioning converts from model.dequantized.onnx
 // (scripts/provision-llama-server.sh writes both and $LITSEARCH_CACHE/llama-server.json). Started on a free port;
 // throws, naming the fix, when it was not provisioned, so a test that needs it fails rather than skips.
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { cacheDirFrom } from "../../src/app/config.js";
-import { findFreePort } from "../../src/infra/freePort.js";
+import { startServedChild, type ServedChild } from "./servedChild.js";
 
 /** The name the server answers with (EMBEDDING_MODEL): the model's Hugging Face name. */
 export const LLAMA_SERVED_MODEL = "BAAI/bge-small-en-v1.5";
 
-export interface LlamaServer {
-  url: string;
-  /** the server's process id (its CPU time is read from /proc by the bench) */
-  pid: number;
-  /** what the server printed until it answered /health: its system_info line and the CPU backend it loaded */
-  startupLog: string;
-  close(): Promise<void>;
-}
+/** startupLog: what it printed until /health answered, with its system_info line and the CPU backend it loaded */
+export type LlamaServer = ServedChild;
 
 interface LlamaManifest {
   /** the portable build: one static binary for AVX2 CPUs */
@@ -75,50 +68,25 @@ export async function startLlamaServer(options: LlamaServerOptions = {}): Promis
             "LLAMA_SERVER_CPU=variants bash scripts/provision-llama-server.sh"
         : "llama-server is missing: run npm run provision",
     );
-  const port = await findFreePort();
   const parallel = options.parallel ?? 4;
   const threads = String(options.threads ?? 2);
   const ubatch = String(options.ubatch ?? 512);
-  const args = [
-    ...["--model", options.gguf ?? manifest.gguf, ...manifest.args, "--alias", LLAMA_SERVED_MODEL],
-    ...["--host", "127.0.0.1", "--port", String(port), "--threads", threads, "--threads-batch", threads],
-    ...["--parallel", String(parallel), "--ctx-size", String(512 * parallel), "--cont-batching"],
-    ...["--batch-size", ubatch, "--ubatch-size", ubatch, "--flash-attn", "off", "--no-webui"],
-    ...(options.verbosity === undefined ? [] : ["--log-verbosity", String(options.verbosity)]),
-  ];
-  const child: ChildProcess = spawn(binary, args, {
-    stdio: ["ignore", "ignore", "pipe"],
+  const served = await startServedChild({
+    name: "llama-server",
+    command: binary,
+    args: (port) => [
+      ...["--model", options.gguf ?? manifest.gguf, ...manifest.args, "--alias", LLAMA_SERVED_MODEL],
+      ...["--host", "127.0.0.1", "--port", String(port), "--threads", threads, "--threads-batch", threads],
+      ...["--parallel", String(parallel), "--ctx-size", String(512 * parallel), "--cont-batching"],
+      ...["--batch-size", ubatch, "--ubatch-size", ubatch, "--flash-attn", "off", "--no-webui"],
+      ...(options.verbosity === undefined ? [] : ["--log-verbosity", String(options.verbosity)]),
+    ],
     // passive: OpenMP threads waiting at a barrier sleep rather than spin; on a shared, loaded CPU a spinning thread
     // takes the time slice its partner needs to reach the barrier (docs/measurements.md, "The remote embedding port")
     env: { ...process.env, OMP_WAIT_POLICY: "passive", ...options.env },
+    readyPath: "/health",
+    readyWithinMs: 60_000,
+    pollMs: 200,
   });
-  let log = "";
-  let startupLog = "";
-  child.stderr!.on("data", (chunk: Buffer) => {
-    if (startupLog.length < 64_000) startupLog += chunk.toString("utf8");
-    log = (log + chunk.toString("utf8")).slice(-4000);
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`llama-server exited (${child.exitCode}) before serving:\n${log}`);
-    const health = await fetch(`${url}/health`).catch(() => undefined);
-    if (health?.status === 200) break;
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`llama-server did not become healthy within 60 s:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    url,
-    pid: child.pid!,
-    startupLog,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+  return served;
 }
