@@ -45,6 +45,7 @@ import {
 } from "../src/ingest/manifest.js";
 import { analyzeWorks } from "../src/ingest/works.js";
 import { classifyBatch } from "../src/usecases/collections/classifyBatch.js";
+import { worksOf } from "../src/usecases/alerts/alertRules.js";
 import type { BatchInput, IngestionActivities, IngestionInput, StagedSource } from "../workflows/ingestionTypes.js";
 
 export interface IngestionActivityDeps {
@@ -343,6 +344,10 @@ async function indexBatch(ctx: IngestionContext, input: BatchInput): Promise<Ing
     deletes,
     counts,
     works,
+    heldWorks: {
+      collection: collection.name,
+      works: worksOf(records.map((r) => ({ physical: collection.name, metadata: r.metadata }))),
+    },
   });
 }
 

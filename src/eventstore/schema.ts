@@ -191,6 +191,16 @@ INSERT INTO work_author_words (index_key, doc_id, position, word)
     AND NOT EXISTS (SELECT 1 FROM work_author_words x
                     WHERE x.index_key = a.index_key AND x.doc_id = a.doc_id AND x.position = a.position)
   ON CONFLICT DO NOTHING;
+-- When each collection first held each work, by the identity alerts count works by (src/usecases/alerts/alertRules.ts,
+-- worksOf: "doi:…" or "collection/doc_id"), written with each committed batch and never removed: a work deleted and
+-- ingested again, or in a rebuilt index, keeps its first time. An alert counts as seen every work its collections held
+-- before it was created. A work without a row was held before the table existed. Operational like works.
+CREATE TABLE IF NOT EXISTS work_first_held (
+  collection TEXT NOT NULL,
+  work       TEXT NOT NULL,
+  first_at   TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (work, collection)
+);
 -- What each committed batch of an ingestion did, written in the manifest's transaction: a retried batch answers these.
 CREATE TABLE IF NOT EXISTS ingest_batches (
   ingestion_id TEXT NOT NULL,

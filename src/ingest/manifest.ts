@@ -129,6 +129,8 @@ export async function recordBatch(
     deletes: readonly string[];
     counts: IngestionCounts;
     works?: WorksChange;
+    /** the collection and the identities of the works the batch indexed (alertRules.ts worksOf): their first time */
+    heldWorks?: { collection: string; works: readonly string[] };
   },
 ): Promise<IngestionCounts> {
   return db.transaction(async (tx) => {
@@ -159,6 +161,13 @@ export async function recordBatch(
       );
     }
     if (input.works) await writeWorks(tx, input.indexKey, input.works);
+    // the time they became searchable (the engine committed them before this): now, not the transaction's start
+    if (input.heldWorks && input.heldWorks.works.length > 0)
+      await tx.query(
+        `INSERT INTO work_first_held (collection, work, first_at)
+         SELECT $1, w, clock_timestamp() FROM unnest($2::text[]) AS t(w) ON CONFLICT DO NOTHING`,
+        [input.heldWorks.collection, [...input.heldWorks.works]],
+      );
     return input.counts;
   });
 }

@@ -2,7 +2,15 @@
 // (DOI lower-cased across chunks and collections, else the collection's document id), what a run delivers, and how
 // the alert events project.
 import { describe, expect, it } from "vitest";
-import { alertDefinitionOf, selectRun, worksOf, type AlertRequest } from "../../src/usecases/alerts/alertRules.js";
+import {
+  alertDefinitionOf,
+  firstHeldIn,
+  heldBefore,
+  HELD_MARGIN_MS,
+  selectRun,
+  worksOf,
+  type AlertRequest,
+} from "../../src/usecases/alerts/alertRules.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { project } from "../../projections/project.js";
 import { memoryReader, memoryTables } from "../../projections/memoryTables.js";
@@ -108,6 +116,45 @@ describe("the seen-set", () => {
     expect(worksOf([row("a", "p1", 1), row("b", "p1", 1), row("c", "p2", 1)])).toHaveLength(2);
     expect(workOf(row("a", "p1", 1, { doi: "10.1/ABC" }))).toBe("doi:10.1/abc");
     expect(workOf(row("a", "p1", 1))).toBe("pubmed/p1");
+  });
+});
+
+describe("the works held when an alert was created", () => {
+  const created = new Date("2026-12-01T12:00:00Z");
+  const at = (offsetMs: number) => new Date(created.getTime() + offsetMs);
+  it("counts as seen a work first held before the alert, or held before first times were kept", () => {
+    const times = new Map([
+      ["doi:10.1/old", at(-3_600_000)],
+      ["doi:10.1/new", at(60_000)],
+    ]);
+    expect([...heldBefore(["doi:10.1/old", "doi:10.1/new", "pubmed/7"], times, created)]).toEqual([
+      "doi:10.1/old",
+      "pubmed/7",
+    ]);
+  });
+  it("leaves new a work held within the margin before the alert: its first search may have missed it", () => {
+    const times = new Map([
+      ["a/1", at(-HELD_MARGIN_MS + 1)],
+      ["a/2", at(-HELD_MARGIN_MS)],
+    ]);
+    expect([...heldBefore(["a/1", "a/2"], times, created)]).toEqual(["a/2"]);
+  });
+  it("reads a work's first time in the alert's own collections only, the earliest of them", () => {
+    const times = new Map([
+      [
+        "doi:10.1/x",
+        [
+          { collection: "pubmed", at: at(-7_200_000) },
+          { collection: "arxiv", at: at(60_000) },
+          { collection: "reef", at: at(120_000) },
+        ],
+      ],
+    ]);
+    // held by pubmed long before: seen by an alert watching pubmed and arxiv
+    expect(firstHeldIn(times, new Set(["pubmed", "arxiv"])).get("doi:10.1/x")).toEqual(at(-7_200_000));
+    // an alert watching arxiv and reef never held it before: it is new to it
+    expect(firstHeldIn(times, new Set(["arxiv", "reef"])).get("doi:10.1/x")).toEqual(at(60_000));
+    expect(firstHeldIn(times, new Set(["scifact"])).has("doi:10.1/x")).toBe(false);
   });
 });
 

@@ -1,8 +1,9 @@
 // Alerts on the running service (real Temporal, PGlite, the embedded engine, a loopback receiver the operator allows):
 // an alert starts from what its collection holds, an ingestion of three new matching notes plus unchanged and changed
 // ones sends one `alert.matched` carrying exactly the three (verified with the standardwebhooks library), charged
-// once and tied to the run's queryId; a run with nothing new sends and charges nothing; every route keeps to the key's
-// organization; replay equals the live projections.
+// once and tied to the run's queryId; a run with nothing new sends and charges nothing; a work the collection held when
+// the alert was made is never sent as new, even once a change brings it into the search; every route keeps to the
+// key's organization; replay equals the live projections.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import {
@@ -678,5 +679,66 @@ describe("alerts on a saved search", () => {
     while ((await runsOf(hanging))[0]?.status === "pending" && Date.now() < settled)
       await new Promise((r) => setTimeout(r, 200));
     expect(await runsOf(hanging)).toEqual([expect.objectContaining({ status: "delivered" })]);
+  }, 120_000);
+
+  it("never sends as new a work held when the alert was made, even once a change brings it in", async () => {
+    const reef = (id: string, year: string, title: string) => ({
+      id,
+      title,
+      text: `${title}: coral reefs recovered after the bleaching once herbivorous fish returned.`,
+      publication_date: year,
+    });
+    const OLD = reef("reef-1", "2019", "Coral reef recovery after bleaching");
+    const KEPT = reef("reef-2", "2022", "Coral reef recovery with parrotfish");
+    const ADDED = reef("reef-3", "2024", "Coral reef recovery on restored rubble");
+    writeJsonl(svc.runtime.config.dataRoot, "reef-v1.jsonl", [OLD, KEPT]);
+    // the old paper's date corrected to 2023: now within the alert's filter, though it was held all along
+    writeJsonl(svc.runtime.config.dataRoot, "reef-v2.jsonl", [{ ...OLD, publication_date: "2023" }, KEPT, ADDED]);
+    const defined = await call("POST", "/admin/v1/collections", {
+      admin,
+      body: plainCollection("reef-held", "jsonl", ["reef-v1.jsonl"], { pricePer1000: "0.020" }),
+    });
+    expect(defined.status, JSON.stringify(defined.body)).toBe(201);
+    expect(await untilIngested(call, admin, defined.body.ingestionId)).toMatchObject({ state: "completed" });
+    // as an operator's corpus is: held an hour before anyone made an alert on it
+    await svc.runtime.db.query(
+      "UPDATE work_first_held SET first_at = first_at - interval '1 hour' WHERE collection = 'reef-held'",
+    );
+    const customer = await operatorSteps(call, admin).customer({ credits: "10.00" });
+    const hook = await call("POST", "/api/v1/webhooks", {
+      key: customer.key,
+      body: { url: receiver.url("/held"), events: ["alert.matched"] },
+    });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    const filters = { publication_date: { gte: "2021-01-01" } };
+    const created = await call("POST", "/api/v1/alerts", {
+      key: customer.key,
+      body: { query: "coral reef recovery", collection: "reef-held", filters },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // its first search finds the 2022 paper alone
+    expect(created.body.seenWorks).toBe(1);
+    const started = await call("POST", "/admin/v1/collections/reef-held/ingest", {
+      admin,
+      body: { files: ["reef-v2.jsonl"], mode: "upsert" },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(await untilIngested(call, admin, started.body.ingestionId)).toMatchObject({
+      state: "completed",
+      documentsAdded: 1,
+      documentsUpdated: 1,
+    });
+    // the old paper is in the alert's search now: the run found it, unseen by its first search
+    const preview = await call("POST", "/api/v1/search/preview", {
+      key: customer.key,
+      body: { query: "coral reef recovery", collection: "reef-held", filters },
+    });
+    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
+    expect(JSON.stringify(preview.body)).toContain(OLD.title);
+    const [got] = await receiver.until("/held", 1);
+    const works = (JSON.parse(got!.body) as { data: { works: { title: string }[] } }).data.works;
+    expect(works.map((w) => w.title)).toEqual([ADDED.title]);
+    const alert = (await call("GET", `/api/v1/alerts/${created.body.id}`, { key: customer.key })).body;
+    expect(alert.runs).toEqual([expect.objectContaining({ works: 1 })]);
   }, 120_000);
 });

@@ -50,6 +50,8 @@ const TEST_ONLY: Record<string, string> = {
     "pure rule: how far a server's probe vectors disagree, held by its unit test",
   "src/embedding/remoteEmbedder.ts pickServer":
     "pure rule: which of several servers the next batch goes to, held by its unit test",
+  "src/usecases/alerts/alertRules.ts HELD_MARGIN_MS":
+    "the margin before an alert's creation, which its unit test places works either side of",
   "src/embedding/remoteEmbedder.ts serverHealthAfter":
     "pure rule: how long a failing server rests, held by its unit test",
   "src/embedding/remoteEmbedder.ts ServerHealth": "the type serverHealthAfter's unit test builds records with",

@@ -108,6 +108,53 @@ export function worksOf(rows: readonly DocumentRow[]): string[] {
   return [...new Set(rows.map(workOf))];
 }
 
+/**
+ * How long before an alert was created a work may have become searchable and still count as new to it: its first
+ * search and its creation are not one instant (a work committed between them is in neither), and the store's clock and
+ * the service's may differ by seconds. Only a work both that recent and missed by the first search is affected: a
+ * later run may send it.
+ */
+export const HELD_MARGIN_MS = 5 * 60_000;
+
+/** When a collection first held a work. */
+export interface FirstHeld {
+  collection: string;
+  at: Date;
+}
+
+/** Each work's first time in any of `collections`: the works none of them holds a time for are left out. */
+export function firstHeldIn(
+  times: ReadonlyMap<string, readonly FirstHeld[]>,
+  collections: ReadonlySet<string>,
+): Map<string, Date> {
+  const first = new Map<string, Date>();
+  for (const [work, entries] of times)
+    for (const { collection, at } of entries) {
+      const known = first.get(work);
+      if (collections.has(collection) && (known === undefined || at < known)) first.set(work, at);
+    }
+  return first;
+}
+
+/**
+ * Which of `works` were held before an alert created at `createdAt` (less HELD_MARGIN_MS), by each one's first time
+ * (`firstHeld`): they count as seen, whether or not the alert's first search found them. A work without a first time
+ * was held before those times were recorded.
+ */
+export function heldBefore(
+  works: Iterable<string>,
+  firstHeld: ReadonlyMap<string, Date>,
+  createdAt: Date,
+): Set<string> {
+  const since = createdAt.getTime() - HELD_MARGIN_MS;
+  const held = new Set<string>();
+  for (const work of works) {
+    const first = firstHeld.get(work);
+    if (first === undefined || first.getTime() <= since) held.add(work);
+  }
+  return held;
+}
+
 interface AlertRow extends DocumentRow, PricedRow {
   id: string;
   relevance: number | null;

@@ -33,7 +33,7 @@ import {
   type QueryRecord,
 } from "../search/queryCache.js";
 import type { CachedRow } from "../../domain/resultRow.js";
-import { batchBounds, inBatch, selectRun } from "./alertRules.js";
+import { batchBounds, firstHeldIn, heldBefore, inBatch, selectRun, worksOf, type FirstHeld } from "./alertRules.js";
 import { workflowActor, type AlertsContext } from "./alertsContext.js";
 import { pauseRetired } from "./alertState.js";
 import { keepAlertVectors, loadAlertVectors } from "./alertVectors.js";
@@ -255,6 +255,10 @@ async function openRuns(ctx: AlertsContext, runs: BatchRun[], known: Map<string,
   await keepAlertVectors(ctx.db, embedder, unstored);
   const opening = runs.filter((r) => found.has(r.input.queryId));
   if (opening.length === 0) return;
+  const firstHeld = await firstHeldTimes(
+    ctx,
+    opening.flatMap((r) => worksOf(found.get(r.input.queryId)!.rows)),
+  );
   await appendStreams(ctx.db, ctx.clock, async (tx) => {
     // under the append lock: the seen-sets as the runs before these left them
     const now = new Map(
@@ -270,7 +274,11 @@ async function openRuns(ctx: AlertsContext, runs: BatchRun[], known: Map<string,
       opening.map(async ({ alert, input }) => {
         const current = now.get(input.alertId);
         const searched = found.get(input.queryId)!;
-        const opened = current?.state === "active" ? runOpened(alert, input, searched, new Set(current.seen)) : null;
+        // what it has sent, and what the collections held when it was created, found by its first search or not
+        const seen = new Set(current?.seen ?? []);
+        const unseen = worksOf(searched.rows).filter((work) => !seen.has(work));
+        for (const work of heldByItsCollections(ctx, alert, unseen, firstHeld)) seen.add(work);
+        const opened = current?.state === "active" ? runOpened(alert, input, searched, seen) : null;
         return {
           streamId: alertStream(input.alertId),
           actor: workflowActor(alertRunWorkflowId(input.queryId)),
@@ -283,6 +291,40 @@ async function openRuns(ctx: AlertsContext, runs: BatchRun[], known: Map<string,
       }),
     );
   });
+}
+
+/** Each of these works' first times (work_first_held), by the collection that held it then. */
+async function firstHeldTimes(ctx: AlertsContext, works: string[]): Promise<Map<string, FirstHeld[]>> {
+  const wanted = [...new Set(works)];
+  const times = new Map<string, FirstHeld[]>();
+  if (wanted.length === 0) return times;
+  const rows = await ctx.db.query<{ collection: string; work: string; first_at: Date | string }>(
+    "SELECT collection, work, first_at FROM work_first_held WHERE work = ANY($1::text[])",
+    [wanted],
+  );
+  for (const r of rows) {
+    const entries = times.get(r.work) ?? [];
+    entries.push({ collection: r.collection, at: new Date(r.first_at) });
+    times.set(r.work, entries);
+  }
+  return times;
+}
+
+/** The works an alert's own collections held before it was created, of those it has not seen (heldBefore). */
+function heldByItsCollections(
+  ctx: AlertsContext,
+  alert: AlertRow,
+  unseen: readonly string[],
+  times: ReadonlyMap<string, FirstHeld[]>,
+): Set<string> {
+  const { catalog } = ctx.deps.search;
+  const watched = new Set(
+    alert.definition.collections.flatMap((name) => {
+      const entry = catalog.resolveCollection(name);
+      return entry ? catalog.physicalMembers(entry).map((p) => p.name) : [];
+    }),
+  );
+  return heldBefore(unseen, firstHeldIn(times, watched), new Date(alert.created_at));
 }
 
 /**
