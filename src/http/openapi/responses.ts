@@ -544,8 +544,8 @@ export const Alert = z.object({
     .int()
     .meta({
       description:
-        "Works the alert counts as seen: those its collections held when it was created, and those sent since. " +
-        "None is sent twice.",
+        "Works the alert has on record as seen: those its first search found, and those sent since. Every other " +
+        "work its collections held when it was created counts as seen too, found or not. None is sent twice.",
     }),
   runCount: z.number().int(),
 });

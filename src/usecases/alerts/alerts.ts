@@ -48,7 +48,10 @@ export interface AlertView {
   pausedReason: AlertPausedReason | null;
   createdAt: string;
   lastRunAt: string | null;
-  /** the works it counts as seen (held when it was created, or delivered since) */
+  /**
+   * the works it has on record as seen (found by its first search, or delivered since); every other work its
+   * collections held when it was created counts as seen too
+   */
   seenWorks: number;
   runCount: number;
 }
