@@ -705,12 +705,22 @@ describe("alerts on a saved search", () => {
       "UPDATE work_first_held SET first_at = first_at - interval '1 hour' WHERE collection = 'reef-held'",
     );
     const customer = await operatorSteps(call, admin).customer({ credits: "10.00" });
+    const filters = { publication_date: { gte: "2021-01-01" } };
+    const preview = () =>
+      call("POST", "/api/v1/search/preview", {
+        key: customer.key,
+        body: { query: "coral reef recovery", collection: "reef-held", filters },
+      });
+    // searchable once the service has seen its first ingestion complete (checked every second)
+    for (let waited = 0; (await preview()).status === 503; waited += 250) {
+      expect(waited, "reef-held never became searchable").toBeLessThan(30_000);
+      await new Promise((r) => setTimeout(r, 250));
+    }
     const hook = await call("POST", "/api/v1/webhooks", {
       key: customer.key,
       body: { url: receiver.url("/held"), events: ["alert.matched"] },
     });
     expect(hook.status, JSON.stringify(hook.body)).toBe(201);
-    const filters = { publication_date: { gte: "2021-01-01" } };
     const created = await call("POST", "/api/v1/alerts", {
       key: customer.key,
       body: { query: "coral reef recovery", collection: "reef-held", filters },
@@ -729,12 +739,9 @@ describe("alerts on a saved search", () => {
       documentsUpdated: 1,
     });
     // the old paper is in the alert's search now: the run found it, unseen by its first search
-    const preview = await call("POST", "/api/v1/search/preview", {
-      key: customer.key,
-      body: { query: "coral reef recovery", collection: "reef-held", filters },
-    });
-    expect(preview.status, JSON.stringify(preview.body)).toBe(200);
-    expect(JSON.stringify(preview.body)).toContain(OLD.title);
+    const found = await preview();
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    expect(JSON.stringify(found.body)).toContain(OLD.title);
     const [got] = await receiver.until("/held", 1);
     const works = (JSON.parse(got!.body) as { data: { works: { title: string }[] } }).data.works;
     expect(works.map((w) => w.title)).toEqual([ADDED.title]);
