@@ -71,6 +71,17 @@ function workSummary(row: CachedRow): Record<string, unknown> {
   };
 }
 
+/** The physical collections an alert watches: those it names, meta-collections resolved to their members. */
+function physicalCollectionsOf(ctx: AlertsContext, def: Pick<AlertRow["definition"], "collections">): Set<string> {
+  const { catalog } = ctx.deps.search;
+  return new Set(
+    def.collections.flatMap((name) => {
+      const entry = catalog.resolveCollection(name);
+      return entry ? catalog.physicalMembers(entry).map((p) => p.name) : [];
+    }),
+  );
+}
+
 /**
  * The active on_ingest alerts watching `collection` (directly or through a meta-collection), by id, with the columns
  * `columns` selects; `batch`: those whose id lies in it (byte order, as batchBounds sorts) and that were made by its
@@ -82,7 +93,6 @@ async function watchingAlerts<R extends Pick<AlertRow, "alert_id" | "definition"
   columns: string,
   batch?: AlertBatchInput,
 ): Promise<R[]> {
-  const { deps } = ctx;
   const inRange = batch
     ? ` AND alert_id COLLATE "C" >= $1 AND ($2::text IS NULL OR alert_id COLLATE "C" < $2) AND created_at <= $3`
     : "";
@@ -94,12 +104,7 @@ async function watchingAlerts<R extends Pick<AlertRow, "alert_id" | "definition"
   ).map((r) => normalizeRow(ALERTS, r) as unknown as R);
   return rows
     .filter((r) => !batch || inBatch(r.alert_id, batch.from, batch.to))
-    .filter((r) =>
-      r.definition.collections.some((name) => {
-        const entry = deps.search.catalog.resolveCollection(name);
-        return entry != null && deps.search.catalog.physicalMembers(entry).some((p) => p.name === collection);
-      }),
-    )
+    .filter((r) => physicalCollectionsOf(ctx, r.definition).has(collection))
     .sort((x, y) => (x.alert_id < y.alert_id ? -1 : x.alert_id > y.alert_id ? 1 : 0));
 }
 
@@ -255,9 +260,18 @@ async function openRuns(ctx: AlertsContext, runs: BatchRun[], known: Map<string,
   await keepAlertVectors(ctx.db, embedder, unstored);
   const opening = runs.filter((r) => found.has(r.input.queryId));
   if (opening.length === 0) return;
-  const firstHeld = await firstHeldTimes(
-    ctx,
-    opening.flatMap((r) => worksOf(found.get(r.input.queryId)!.rows)),
+  const worksFound = new Map(opening.map((r) => [r.input.queryId, worksOf(found.get(r.input.queryId)!.rows)]));
+  const firstHeld = await firstHeldTimes(ctx, [...worksFound.values()].flat());
+  // what its collections held when it was created counts as seen, found by its first search or not
+  const heldAtCreation = new Map(
+    opening.map(({ alert, input }) => [
+      input.queryId,
+      heldBefore(
+        worksFound.get(input.queryId)!,
+        firstHeldIn(firstHeld, physicalCollectionsOf(ctx, alert.definition)),
+        new Date(alert.created_at),
+      ),
+    ]),
   );
   await appendStreams(ctx.db, ctx.clock, async (tx) => {
     // under the append lock: the seen-sets as the runs before these left them
@@ -274,10 +288,7 @@ async function openRuns(ctx: AlertsContext, runs: BatchRun[], known: Map<string,
       opening.map(async ({ alert, input }) => {
         const current = now.get(input.alertId);
         const searched = found.get(input.queryId)!;
-        // what it has sent, and what the collections held when it was created, found by its first search or not
-        const seen = new Set(current?.seen ?? []);
-        const unseen = worksOf(searched.rows).filter((work) => !seen.has(work));
-        for (const work of heldByItsCollections(ctx, alert, unseen, firstHeld)) seen.add(work);
+        const seen = new Set([...(current?.seen ?? []), ...heldAtCreation.get(input.queryId)!]);
         const opened = current?.state === "active" ? runOpened(alert, input, searched, seen) : null;
         return {
           streamId: alertStream(input.alertId),
@@ -308,23 +319,6 @@ async function firstHeldTimes(ctx: AlertsContext, works: string[]): Promise<Map<
     times.set(r.work, entries);
   }
   return times;
-}
-
-/** The works an alert's own collections held before it was created, of those it has not seen (heldBefore). */
-function heldByItsCollections(
-  ctx: AlertsContext,
-  alert: AlertRow,
-  unseen: readonly string[],
-  times: ReadonlyMap<string, FirstHeld[]>,
-): Set<string> {
-  const { catalog } = ctx.deps.search;
-  const watched = new Set(
-    alert.definition.collections.flatMap((name) => {
-      const entry = catalog.resolveCollection(name);
-      return entry ? catalog.physicalMembers(entry).map((p) => p.name) : [];
-    }),
-  );
-  return heldBefore(unseen, firstHeldIn(times, watched), new Date(alert.created_at));
 }
 
 /**
