@@ -20,6 +20,15 @@ export interface CollectionReadiness {
   summary(): { ready: string[]; ingesting: string[]; failed: string[] };
   /** 503 SERVICE_UNAVAILABLE naming the first of these physical collections that is not ready */
   assertSearchable(collections: readonly string[]): void;
+  /**
+   * Before a request answers 503 for a collection not ready: asks the confirmer (confirmWith) whether its
+   * ingestion completed since the last look, so "completed" in the operator's view means searchable at once, not
+   * after the next periodic check. Resolves when nothing named is ingesting, without a confirmer, or once it answered
+   * (its failure leaves the states as they were)
+   */
+  settle(collections: readonly string[]): Promise<void>;
+  /** installs what settle asks (the process's follower of ingestions) */
+  confirmWith(confirm: () => Promise<void>): void;
 }
 
 /**
@@ -28,8 +37,16 @@ export interface CollectionReadiness {
 export function createCollectionReadiness(names: readonly string[]): CollectionReadiness {
   const states = new Map<string, CollectionState>(names.map((name) => [name, "ready"]));
   const stateOf = (collection: string): CollectionState => states.get(collection) ?? "ready";
+  let confirm: (() => Promise<void>) | undefined;
   return {
     stateOf,
+    async settle(collections) {
+      if (!confirm || collections.every((c) => stateOf(c) === "ready")) return;
+      await confirm().catch(() => undefined);
+    },
+    confirmWith(next) {
+      confirm = next;
+    },
     set(collection, state) {
       states.set(collection, state);
     },

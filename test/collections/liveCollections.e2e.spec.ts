@@ -153,14 +153,10 @@ describe("collections managed through the operator API", () => {
       documentsDeleted: 0,
     });
 
-    // every API process follows the catalogue and the ingestion within a second or two
-    let found: Awaited<ReturnType<typeof search>> | undefined;
-    for (let i = 0; i < 20 && found?.status !== 200; i++) {
-      found = await search("coastal-notes", "kelp forest heatwave");
-      if (found.status !== 200) await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(found!.status).toBe(200);
-    expect(found!.body.results[0].metadata).toMatchObject({ title: NOTES[0]!.title, journal: "Coastal Field Notes" });
+    // "completed" means searchable: the first search after it answers, without waiting for the periodic check
+    const found = await search("coastal-notes", "kelp forest heatwave");
+    expect(found.status).toBe(200);
+    expect(found.body.results[0].metadata).toMatchObject({ title: NOTES[0]!.title, journal: "Coastal Field Notes" });
     const listed = (await call("GET", "/api/v1/search/collections", { key })).body;
     expect(JSON.stringify(listed)).toContain("coastal-notes");
     const row = (await catalogue()).collections.find((c: { name: string }) => c.name === "coastal-notes");

@@ -290,7 +290,7 @@ export const SEARCH_ROUTES = [
     handler: async (ctx, deps) => {
       const a = auth(ctx);
       const q = parseOr422(journalsQuery, ctx.query);
-      deps.search.assertCollectionsReady(a, [ctx.params.name!]);
+      await deps.search.assertCollectionsReady(a, [ctx.params.name!]);
       const discovery = await deps.catalogue.journals(a, ctx.params.name!, {
         topic: q.topic ?? null,
         publisher: q.publisher,

@@ -1,6 +1,7 @@
 // Operator use case: define, change and retire collections and meta-collections while the service runs (the operator
 // API, its CLI twins and the operator dashboard). Each change is a catalogue event; a new collection's first ingestion
 // starts at once, and its searches answer 503 until that ingestion completes.
+import { setTimeout as sleep } from "node:timers/promises";
 import { checkOperatorFile, OperatorFileError } from "../../ingest/operatorFiles.js";
 import type { Actor, CollectionDefinition, MetaCollectionDefinition } from "../../domain/events.js";
 import { Rejection } from "../../domain/rejection.js";
@@ -230,10 +231,14 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
 
 export type CollectionAdmin = ReturnType<typeof createCollectionAdmin>;
 
+/** How often requests to a collection still ingesting may make the follower read the ingestions' state. */
+const CONFIRM_SPACING_MS = 200;
+
 /**
  * Keeps the readiness of collections defined through the operator API in step with their ingestions, in every API
  * process: 503 until one ingestion of the collection completed (the seeded demo collections follow the first start's
- * ingestion instead). Checks the pending ones on every catalogue change and every `intervalMs`; stop() ends it.
+ * ingestion instead). Checks the pending ones on every catalogue change, every `intervalMs`, and when a request is
+ * about to answer 503 for one (readiness.settle); stop() ends it.
  */
 export function followCollectionIngestions(deps: {
   catalog: LiveCatalog;
@@ -261,10 +266,28 @@ export function followCollectionIngestions(deps: {
       readiness.set(name, latest?.state === "failed" ? "failed" : "ingesting");
     }
   };
+  let checks = 0;
+  let lastStart = -Infinity;
   const check = (): Promise<void> => {
-    checking ??= run().finally(() => (checking = undefined));
+    if (!checking) {
+      checks++;
+      lastStart = Date.now();
+      checking = run().finally(() => (checking = undefined));
+    }
     return checking;
   };
+  // a request about to answer 503 waits for a check that started after it asked (a new one at most every
+  // CONFIRM_SPACING_MS, shared by the requests waiting), so requests to a collection that really is ingesting cost the
+  // store a few reads a second, and one sent after its ingestion completed finds it ready
+  readiness.confirmWith(async () => {
+    const before = checks;
+    while (checks === before) {
+      if (checking) await checking.catch(() => undefined);
+      else await sleep(Math.max(0, lastStart + CONFIRM_SPACING_MS - Date.now()));
+      if (checks === before && !checking) return check();
+    }
+    await checking;
+  });
   const tick = () => void check().catch((err: Error) => deps.onError?.(err));
   catalog.onChange(tick);
   const timer = setInterval(tick, deps.intervalMs ?? 1000);

@@ -122,16 +122,18 @@ export interface RetrievalOutcome {
  * meta-collection is still being ingested (or its ingestion failed). Callers check it before they take any budget or
  * charge anything. Names that do not resolve or that the key cannot reach are left to resolveTargets (404/403).
  */
-export function assertCollectionsReady(
+export async function assertCollectionsReady(
   deps: Pick<SearchDeps, "catalog" | "readiness">,
   auth: AuthContext,
   names: readonly string[],
-): void {
+): Promise<void> {
   if (!deps.readiness) return;
   const physical = names.flatMap((name) => {
     const entry = deps.catalog.resolveCollection(name);
     return entry && inKeyScope(auth, entry) ? deps.catalog.physicalMembers(entry).map((c) => c.name) : [];
   });
+  // an ingestion that completed since this process last looked is confirmed now, not at the next periodic check
+  await deps.readiness.settle(physical);
   deps.readiness.assertSearchable(physical);
 }
 
@@ -317,7 +319,7 @@ export async function prepareRetrieval(
   // filters are checked against the collections' configuration, not their contents: a filter refused once is refused
   // the same way while a collection ingests and once it is ready (422 before the 503)
   const plan = await planBoth(deps, input, targets);
-  assertCollectionsReady(deps, auth, input.collections);
+  await assertCollectionsReady(deps, auth, input.collections);
   // after readiness: a collection still ingesting has not yet written its authors
   await deps.authorFilter?.(auth, plan);
   return { targets, plan };

@@ -135,7 +135,7 @@ export async function preview(
   // a catalogue answer is free and records no preview, so an Idempotency-Key has nothing to hold on to
   const question = list.like === undefined ? catalogueQuestionOf(ctx, request) : null;
   if (question) {
-    assertCollectionsReady(deps, auth, request.collections);
+    await assertCollectionsReady(deps, auth, request.collections);
     const discovery = await answerFromCatalogue(ctx, auth, request, question, "/preview");
     return previewOutcomeOf(discovery.queryId, { rows: [] }, new Set(), { discovery });
   }

@@ -71,7 +71,7 @@ export async function withLike(
   work: string,
 ): Promise<SearchRequestInput> {
   const targets = resolveTargets(deps.catalog, auth, input.collections);
-  assertCollectionsReady(deps, auth, input.collections);
+  await assertCollectionsReady(deps, auth, input.collections);
   // a sandbox key never reaches a real work (its text would be licensed content): a synthetic one stands in, held by
   // the first physical collection searched, as a live work is named by the collection holding it
   const like =

@@ -120,7 +120,7 @@ export async function gate(
   const question = input.like ? null : catalogueQuestionOf(ctx, input);
   if (question) {
     // a collection still ingesting answers 503 before anything is taken or charged
-    assertCollectionsReady(deps, auth, input.collections);
+    await assertCollectionsReady(deps, auth, input.collections);
     return { kind: "catalogue", discovery: await answerFromCatalogue(ctx, auth, input, question, endpoint) };
   }
   // scope, existence, filters and readiness are settled before the budget: a refused request takes nothing

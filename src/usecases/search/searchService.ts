@@ -78,7 +78,7 @@ export function createSearchService(deps: ServiceDeps) {
      * 503 while a collection these names reach is still ingesting: for routes that read a collection outside a search
      * (its journals listing)
      */
-    assertCollectionsReady: (auth: AuthContext, names: readonly string[]): void =>
+    assertCollectionsReady: (auth: AuthContext, names: readonly string[]): Promise<void> =>
       assertCollectionsReady(deps, auth, names),
   };
 }
