@@ -1,7 +1,7 @@
 // Assisted search: understand the query, ask when it must, plan searches, fan them out, verify every candidate,
 // replan while too few verify, then charge once for the delivered rows, and refund that charge if the answer never
 // reaches its caller (assistedDelivery.ts). Deterministic; activities do the I/O.
-import { condition, proxyActivities, setHandler } from "@temporalio/workflow";
+import { condition, patched, proxyActivities, setHandler } from "@temporalio/workflow";
 import {
   type AssistedActivities,
   answerUpdate,
@@ -16,7 +16,7 @@ import {
 } from "./assistedTypes.js";
 import { BUSINESS_ANSWERS } from "./shared.js";
 import { CANDIDATES_PER_CALL, candidatesPerSubQuestion } from "./candidateBudget.js";
-import { deliverable, distinctDocuments } from "./deliverableRows.js";
+import { deliverable, distinctDocuments, type WorkKeys } from "./deliverableRows.js";
 import { awaitDelivery } from "./assistedDelivery.js";
 import { AssistedProgressBoard } from "./assistedProgress.js";
 import type { WebhookActivities } from "./webhookTypes.js";
@@ -62,6 +62,9 @@ const { publishWebhookEvent } = proxyActivities<WebhookActivities>({
 });
 
 /** An asynchronous run tells the organization's `assisted.completed` endpoints how it stands (never the rows). */
+/** A run begun before works were told apart by every key (DOI, PMID, the collection's id) replays by its one key. */
+const workKeys = (): WorkKeys => (patched("work-keys") ? "all" : "documentOf");
+
 async function announce(input: AssistedInput, status: string, extra: Record<string, unknown>): Promise<void> {
   if (!input.announce) return;
   await publishWebhookEvent({
@@ -173,10 +176,10 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
     });
     for (const q of subQuestions) searched.push({ subQuestion: q, verified: perQuestion.get(q) ?? 0 });
     progress.judged(fresh.length, verified.size);
-    if (distinctDocuments([...verified.values()]) >= input.limit) break;
+    if (distinctDocuments([...verified.values()], workKeys()) >= input.limit) break;
   }
 
-  const rows = deliverable([...verified.values()], input.limit);
+  const rows = deliverable([...verified.values()], input.limit, workKeys());
   const status = rows.length > 0 ? "results" : "no_relevant_results";
   progress.charging();
   try {

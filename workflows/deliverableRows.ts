@@ -2,10 +2,17 @@
 // a search with one_per_document delivers by, src/retrieval/rowSelection.ts), in the judge's order. Pure and
 // deterministic: the workflow runs it (workflows/assisted.ts).
 import type { VerifiedRow } from "./assistedTypes.js";
-import { documentOf, firstPerDocument } from "../src/retrieval/rowSelection.js";
+import { documentOf, firstPerDocument, workKeysOf, type DocumentRow } from "../src/retrieval/rowSelection.js";
 
-export function distinctDocuments(rows: VerifiedRow[]): number {
-  return new Set(rows.map((r) => documentOf(r.candidate.row))).size;
+/**
+ * How a run tells works apart: by every key a work is known by (DOI, PMID, the collection's id), or, for a run begun
+ * before that (its history replays as it ran), by documentOf's one key.
+ */
+export type WorkKeys = "all" | "documentOf";
+const keysFor = (keys: WorkKeys) => (keys === "all" ? workKeysOf : (row: DocumentRow) => [documentOf(row)]);
+
+export function distinctDocuments(rows: VerifiedRow[], keys: WorkKeys = "all"): number {
+  return firstPerDocument(rows, (r) => r.candidate.row, Infinity, keysFor(keys)).length;
 }
 
 /**
@@ -15,7 +22,7 @@ export function distinctDocuments(rows: VerifiedRow[]): number {
  * judge's probability, the `judgeScore` each row carries, so a client that reads the rows in order reads them by the
  * score it sees. Verdicts recorded without a priority are chosen and ordered as they were when delivered.
  */
-export function deliverable(rows: VerifiedRow[], limit: number): VerifiedRow[] {
+export function deliverable(rows: VerifiedRow[], limit: number, keys: WorkKeys = "all"): VerifiedRow[] {
   const priority = (r: VerifiedRow) => r.verdict.priority ?? r.verdict.judgeScore;
   const byJudge = (a: VerifiedRow, b: VerifiedRow) =>
     b.verdict.judgeScore - a.verdict.judgeScore ||
@@ -25,6 +32,7 @@ export function deliverable(rows: VerifiedRow[], limit: number): VerifiedRow[] {
     [...rows].sort((a, b) => priority(b) - priority(a) || byJudge(a, b)),
     (r) => r.candidate.row,
     limit,
+    keysFor(keys),
   );
   return chosen.sort(byJudge);
 }

@@ -7,12 +7,17 @@ import { meetsMinRelevance } from "../domain/relevance.js";
 export interface DocumentRow {
   /** the physical collection holding the chunk */
   physical: string;
-  metadata: Pick<ChunkMetadata, "doc_id" | "doi">;
+  metadata: Pick<ChunkMetadata, "doc_id" | "doi" | "pmid">;
 }
 
+const idText = (value: unknown): string | undefined =>
+  (typeof value === "string" || typeof value === "number") && String(value) !== ""
+    ? String(value).toLowerCase()
+    : undefined;
+
 /**
- * A work is one document wherever it is held: by its DOI when it has one (two collections may hold the same article),
- * else by its collection's id.
+ * A work's one key: by its DOI when it has one (two collections may hold the same article), else by its collection's
+ * id. Alerts record the works they sent by it (a PMID-only work counts as its collection's document there).
  */
 export function documentOf(row: DocumentRow): string {
   const doi = row.metadata.doi;
@@ -21,15 +26,46 @@ export function documentOf(row: DocumentRow): string {
     : `${row.physical}\u0000${row.metadata.doc_id}`;
 }
 
-/** The first item of each document in the order given (best first, so each document's best chunk), at most `limit`. */
-export function firstPerDocument<T>(items: readonly T[], rowOf: (item: T) => DocumentRow, limit: number): T[] {
+/**
+ * Every key a row's work is known by: its collection's id, and its DOI and PubMed id where it has them. Two rows are
+ * the same work when they share one: an article two collections hold, named by its DOI in one and by its PMID alone in
+ * the other, is one work (as works lookups group it). documentOf's key is always among them.
+ */
+export function workKeysOf(row: DocumentRow): string[] {
+  const keys = [`${row.physical}\u0000${row.metadata.doc_id}`];
+  const doi = idText(row.metadata.doi);
+  const pmid = idText(row.metadata.pmid);
+  if (doi !== undefined) keys.push(`doi\u0000${doi}`);
+  if (pmid !== undefined) keys.push(`pmid\u0000${pmid}`);
+  return keys;
+}
+
+/** Whether a work of `seen` (the keys of the works met so far, addWork) is this row's. */
+export const seenWork = (seen: ReadonlySet<string>, row: DocumentRow): boolean =>
+  workKeysOf(row).some((key) => seen.has(key));
+
+/** Records this row's work in `seen` under every key it is known by. */
+export function addWork(seen: Set<string>, row: DocumentRow): void {
+  for (const key of workKeysOf(row)) seen.add(key);
+}
+
+/**
+ * The first item of each work in the order given (best first, so each work's best chunk), at most `limit`. `keysOf`
+ * names a work's keys (workKeysOf; an assisted run begun before them keys works by documentOf alone).
+ */
+export function firstPerDocument<T>(
+  items: readonly T[],
+  rowOf: (item: T) => DocumentRow,
+  limit: number,
+  keysOf: (row: DocumentRow) => string[] = workKeysOf,
+): T[] {
   const seen = new Set<string>();
   const out: T[] = [];
   for (const item of items) {
     if (out.length >= limit) break;
-    const doc = documentOf(rowOf(item));
-    if (seen.has(doc)) continue;
-    seen.add(doc);
+    const keys = keysOf(rowOf(item));
+    if (keys.some((key) => seen.has(key))) continue;
+    for (const key of keys) seen.add(key);
     out.push(item);
   }
   return out;

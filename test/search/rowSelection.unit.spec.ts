@@ -1,10 +1,10 @@
 // Which ranked rows a search delivers: min_relevance holds rows back and counts them, one_per_document keeps each
 // document's best chunk and fills the list from the next documents (a work held by two collections counts once).
 import { describe, expect, it } from "vitest";
-import { EVERY_ROW, selectRows } from "../../src/retrieval/rowSelection.js";
+import { documentOf, EVERY_ROW, firstPerDocument, selectRows, workKeysOf } from "../../src/retrieval/rowSelection.js";
 
-function row(id: string, docId: string, relevance: number | null, physical = "scifact", doi?: string) {
-  return { id, physical, relevance, metadata: { doc_id: docId, ...(doi ? { doi } : {}) } };
+function row(id: string, docId: string, relevance: number | null, physical = "scifact", doi?: string, pmid?: string) {
+  return { id, physical, relevance, metadata: { doc_id: docId, ...(doi ? { doi } : {}), ...(pmid ? { pmid } : {}) } };
 }
 
 const ranked = [
@@ -43,6 +43,24 @@ describe("selectRows", () => {
       "d1",
     ]);
     expect(selectRows(ranked, { minRelevance: 0.04, onePerDocument: true }, 10).belowMinRelevance).toBe(1);
+  });
+
+  it("counts a work once when two collections name it by the same PMID, with or without a DOI beside it", () => {
+    const rows = [
+      // the helper's case: the same paper, no DOI, held by both OpenAlex collections under its PMID
+      row("p-syn", "W2141910921", 0.9, "openalex-synergy", undefined, "24150065"),
+      row("p-open", "W2141910921", 0.8, "openalex-open-access", undefined, "24150065"),
+      // named by DOI and PMID in one collection, by its PMID alone in another
+      row("q-med", "pubmed-1", 0.7, "pubmed", "10.1/Q", "111"),
+      row("q-sci", "9", 0.6, "scifact", undefined, "111"),
+      row("r", "R", 0.5, "scifact"),
+    ];
+    expect(ids(selectRows(rows, { minRelevance: 0, onePerDocument: true }, 10).rows)).toEqual(["p-syn", "q-med", "r"]);
+    expect(ids(firstPerDocument(rows, (r) => r, 2))).toEqual(["p-syn", "q-med"]);
+    // documentOf, the one key alerts record works by, is unchanged: DOI, else the collection's id
+    expect(documentOf(rows[0]!)).toBe("openalex-synergy\u0000W2141910921");
+    expect(documentOf(rows[2]!)).toBe("doi\u000010.1/q");
+    expect(workKeysOf(rows[2]!)).toEqual(["pubmed\u0000pubmed-1", "doi\u000010.1/q", "pmid\u0000111"]);
   });
 
   it("counts a work in two collections once (same DOI, any case); a doc id in two without DOI is two works", () => {

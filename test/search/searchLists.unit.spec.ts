@@ -14,6 +14,7 @@ import { sortRows } from "../../src/usecases/search/sortOrder.js";
 import { capToCost } from "../../src/domain/costCap.js";
 import { workCondition } from "../../src/usecases/search/moreLikeThis.js";
 import { Rejection } from "../../src/domain/rejection.js";
+import { shapeList } from "../../src/usecases/search/pipeline.js";
 
 const identity: ListIdentity = {
   collections: ["scifact"],
@@ -106,11 +107,12 @@ describe("cursors", () => {
       true,
     );
     expect([...first.ids]).toEqual(["a", "b"]);
-    expect([...first.documents]).toEqual(["scifact\u00001", "doi\u000010.1/x"]);
+    // every key of each work: its collection's id and its DOI (a cursor of an earlier release holds one of them)
+    expect([...first.documents]).toEqual(["scifact\u00001", "scifact\u00002", "doi\u000010.1/x"]);
     expect(first.number).toBe(2);
     const second = exclusionAfter(pageStateOf("fp", first, true, true), [row("c", "3")], true);
     expect([...second.ids]).toEqual(["a", "b", "c"]);
-    expect(second.documents.size).toBe(3);
+    expect(second.documents.size).toBe(4);
     expect(second.number).toBe(3);
     expect(exclusionAfter(pageStateOf("fp", undefined, true, false), [row("a", "1")], false).documents.size).toBe(0);
   });
@@ -193,5 +195,36 @@ describe("a like-work's identifier", () => {
     });
     expect(workCondition(" 4983 ")).toEqual({ kind: "eq", field: "doc_id", value: "4983" });
     expect(codeOf(() => workCondition("pmid:abc"))).toBe("VALIDATION_ERROR");
+  });
+});
+
+describe("what a sorted request's threshold held back", () => {
+  it("counts the candidates kept out of the order, where a relevance-ordered list counts its rows held back", () => {
+    const row = (id: string, relevance: number, date: string) => ({
+      id,
+      physical: "scifact",
+      collection: "scifact",
+      relevance,
+      tokens: 10,
+      pricePer1000Micros: "1000",
+      metadata: { doc_id: id, publication_date: date },
+    });
+    const ranked = [
+      row("a", 0.9, "2001"),
+      row("b", 0.5, "2020"),
+      row("c", 0.3, "2015"),
+      row("d", 0.2, "2023"),
+      row("e", 0.1, "2024"),
+    ] as unknown as Parameters<typeof shapeList>[0];
+    const input = { collections: ["scifact"], query: "q", limit: 10, filters: undefined };
+    const selection = { minRelevance: 0.4, onePerDocument: false };
+    const sorted = shapeList(ranked, { ...input, selection, sort: "publication_date" }, true);
+    expect(sorted.rows.map((r) => r.id)).toEqual(["b", "a"]);
+    expect(sorted.sorted).toEqual({ by: "publication_date", minRelevance: 0.4, candidates: 2 });
+    expect(sorted.belowMinRelevance).toBe(3);
+    const byRelevance = shapeList(ranked, { ...input, selection }, true);
+    expect(byRelevance.rows.map((r) => r.id)).toEqual(["a", "b"]);
+    expect(byRelevance.belowMinRelevance).toBe(3);
+    expect(shapeList(ranked, { ...input, selection, limit: 2 }, true).belowMinRelevance).toBe(0);
   });
 });

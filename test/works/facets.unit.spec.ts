@@ -67,6 +67,16 @@ describe("the works of a query's ranked list", () => {
     ]);
     expect(works.map((w) => `${w.physical}/${w.metadata.doc_id}`)).toEqual(["a/1", "a/2", "b/2"]);
   });
+
+  it("counts once a work two collections name by the same PMID, one of them with no DOI", () => {
+    const works = distinctWorks([
+      doc("synergy", "W2141910921", { pmid: "24150065", journal: "First" }),
+      doc("open", "W2141910921", { pmid: "24150065", journal: "Second" }),
+      doc("pubmed", "24150065", { doi: "10.1/p", pmid: "24150065" }),
+      doc("open", "W9", { pmid: "999" }),
+    ]);
+    expect(works.map((w) => `${w.physical}/${w.metadata.doc_id}`)).toEqual(["synergy/W2141910921", "open/W9"]);
+  });
 });
 
 describe("facet buckets", () => {

@@ -28,7 +28,15 @@ import { openAlexWorkToDocument } from "../../src/ingest/openAlexReader.js";
 import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/medlineReader.js";
 import { readJatsDocuments } from "../../src/ingest/jatsReader.js";
 import { workOfDocument } from "../../src/ingest/works.js";
-import { citingOrder, citingPlace, groupCiting, groupRows, placeOrder } from "../../src/usecases/works/workShapes.js";
+import {
+  citingOrder,
+  citingPlace,
+  firstOfWork,
+  groupCiting,
+  groupRows,
+  placeOrder,
+  type Work,
+} from "../../src/usecases/works/workShapes.js";
 import type { CitingRow, WorkRow } from "../../src/usecases/works/worksReads.js";
 import { exportWorks, exportWorksOfRows, type ExportWork } from "../../src/usecases/works/citationExport.js";
 import { rowsWithIntegrity } from "../../src/usecases/works/integrityRows.js";
@@ -490,5 +498,28 @@ describe("exports", () => {
       { collection: "d", metadata: { doc_id: "1", title: "A elsewhere" } },
     ];
     expect(exportWorksOfRows(rows).map((w) => w.title)).toEqual(["A", "B", "A elsewhere"]);
+  });
+
+  it("exports once a work a batch names by several ids (its DOI, PMID and OpenAlex id)", () => {
+    const seen = new Set<string>();
+    const work = (ids: Partial<Work["ids"]>, collection = "synergy") => ({
+      ids: { doi: null, pmid: null, pmcid: null, openalex: null, docId: "W1", ...ids },
+      collections: [collection],
+    });
+    expect(firstOfWork(seen, work({ openalex: "W1", pmid: "21974976", doi: "10.1016/J.X" }))).toBe(true);
+    expect(firstOfWork(seen, work({ openalex: "W1", pmid: "21974976", doi: "10.1016/j.x" }, "open"))).toBe(false);
+    expect(firstOfWork(seen, work({ pmid: "21974976", docId: "p1" }, "pubmed"))).toBe(false);
+    expect(firstOfWork(seen, work({ docId: "W2" }))).toBe(true);
+  });
+
+  it("exports a work two searched collections hold once, by its DOI or its PMID, as its first row has it", () => {
+    const rows = [
+      { collection: "synergy", metadata: { doc_id: "W1", title: "Vaccines", doi: "10.1002/JIA2.25489" } },
+      { collection: "open", metadata: { doc_id: "W1", title: "Vaccines again", doi: "10.1002/jia2.25489" } },
+      { collection: "synergy", metadata: { doc_id: "W2", title: "Cortisol", pmid: "24150065" } },
+      { collection: "open", metadata: { doc_id: "W2", title: "Cortisol again", pmid: "24150065" } },
+      { collection: "open", metadata: { doc_id: "W3", title: "Other" } },
+    ];
+    expect(exportWorksOfRows(rows).map((w) => w.title)).toEqual(["Vaccines", "Cortisol", "Other"]);
   });
 });

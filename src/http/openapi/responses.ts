@@ -210,7 +210,8 @@ const belowMinRelevance = z
   .meta({
     description:
       "Rows held back because their relevance is below min_relevance (minRelevance): neither returned nor " +
-      "charged. 0 when none were, or no threshold was sent.",
+      "charged. 0 when none were, or no threshold was sent. On a sorted request, the candidates (of the 500 best " +
+      "by relevance) that the threshold kept out of the order.",
   });
 
 /**

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { Rejection } from "../../domain/rejection.js";
 import { unknownSearchCursor } from "../../domain/cursors.js";
-import { documentOf, type DocumentRow } from "../../retrieval/rowSelection.js";
+import { workKeysOf, type DocumentRow } from "../../retrieval/rowSelection.js";
 
 /**
  * How deep a list goes: a cursor continues a ranked list while fewer than this many of its chunks were read, and a
@@ -20,7 +20,7 @@ export interface PageState {
   number: number;
   /** ids of the rows delivered on the pages before this one */
   earlierIds: string[];
-  /** documents (documentOf) delivered on the pages before this one, kept when the list is one per document */
+  /** the works (each by every key, workKeysOf) delivered on the pages before this one, kept when one per document */
   earlierDocuments?: string[];
   /** whether this page's response offered a cursor */
   continues: boolean;
@@ -134,7 +134,7 @@ export function exclusionAfter(
 ): PageExclusion {
   return {
     ids: new Set([...page.earlierIds, ...rows.map((r) => r.id)]),
-    documents: new Set(onePerDocument ? [...(page.earlierDocuments ?? []), ...rows.map(documentOf)] : []),
+    documents: new Set(onePerDocument ? [...(page.earlierDocuments ?? []), ...rows.flatMap(workKeysOf)] : []),
     number: page.number + 1,
   };
 }

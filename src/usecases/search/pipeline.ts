@@ -26,13 +26,7 @@ import { isFragment } from "../../ingest/chunk.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
 import { doiHoldersIn } from "./doiHolders.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
-import {
-  documentOf,
-  EVERY_ROW,
-  firstPerDocument,
-  selectRows,
-  type RowSelection,
-} from "../../retrieval/rowSelection.js";
+import { seenWork, EVERY_ROW, firstPerDocument, selectRows, type RowSelection } from "../../retrieval/rowSelection.js";
 import { chargeModeOf } from "../../domain/organization.js";
 import { capToCost } from "../../domain/costCap.js";
 import { MAX_LIST_DEPTH, type PageExclusion } from "./paging.js";
@@ -419,7 +413,7 @@ async function rankedRows(
   const rowOf = rowMaker(auth, lists);
   const page = input.page;
   const earlier = page
-    ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && page.documents.has(documentOf(row)))
+    ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && seenWork(page.documents, row))
     : undefined;
   const search = (depth: number) => searchCollections(deps, lists, input.query, depth, input.like?.vector);
   if (input.sort && input.sort !== "relevance") {
@@ -493,7 +487,7 @@ export async function retrieve(
   return {
     queryId: randomUUID(),
     rows,
-    belowMinRelevance: list.selected.belowMinRelevance,
+    belowMinRelevance: list.belowMinRelevance,
     lines,
     filterWarnings: filterWarnings.length > 0 ? filterWarnings : undefined,
     journalMetricExpansions: plan && plan.journalMetricExpansions.length > 0 ? plan.journalMetricExpansions : undefined,
@@ -523,19 +517,22 @@ export function shapeList(ranked: CachedRow[], input: SearchRequestInput, paying
     candidates = sortRows(relevant, input.sort);
     if (page)
       candidates = candidates.filter(
-        (r) => !page.ids.has(r.id) && !(selection.onePerDocument && page.documents.has(documentOf(r))),
+        (r) => !page.ids.has(r.id) && !(selection.onePerDocument && seenWork(page.documents, r)),
       );
   }
   // only the rows delivered are priced into the charge: those held back by the threshold or as a document's second
   // chunk are not
   const selected = selectRows(candidates, selection, input.limit);
+  // what the threshold held back: a sorted request's, the candidates it kept out before the order was made
+  const belowMinRelevance = sorted ? ranked.length - sorted.candidates : selected.belowMinRelevance;
   const capped =
     input.maxCostMicros !== undefined && payingLive ? capToCost(selected.rows, input.maxCostMicros) : undefined;
   const costCap: RetrievalOutcome["costCap"] =
     input.maxCostMicros !== undefined
       ? { withheld: capped?.withheld ?? 0, nextRowCostMicros: capped?.nextRowCostMicros ?? null }
       : undefined;
-  return { candidates, selected, capped, rows: capped ? capped.kept : selected.rows, sorted, costCap };
+  const rows = capped ? capped.kept : selected.rows;
+  return { candidates, selected, belowMinRelevance, capped, rows, sorted, costCap };
 }
 
 /** A collection's filter with the like-work left out ('skip' stays skip). */

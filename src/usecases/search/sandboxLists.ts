@@ -23,7 +23,7 @@ export async function sandboxRows(
   const names = targets.map((t) => t.requested.name);
   // the live rules on the synthetic rows, so a sandbox integration sees min_relevance, sort and max_cost work
   const list = shapeList(syntheticRows(input.query, names, input.limit), input, false);
-  const belowMinRelevance = list.selected.belowMinRelevance;
+  const belowMinRelevance = list.belowMinRelevance;
   const queryId = randomUUID();
   const payload = {
     query: queryOfRecord(input),

@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import { resolvingUrl } from "../../domain/identifiers.js";
 import type { Integrity } from "../../domain/integrity.js";
+import { addWork, seenWork } from "../../retrieval/rowSelection.js";
 
 export type ExportFormat = "bibtex" | "ris" | "csljson";
 
@@ -351,9 +352,10 @@ export function exportWorksOfRows(
   for (const row of rows) {
     const m = row.metadata;
     const docId = str(m.doc_id) ?? "";
-    const key = `${row.collection}\u0000${docId}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    // one entry per work: a work two collections hold (the same DOI or PMID) comes once, as its first row has it
+    const work = { physical: row.collection, metadata: { doc_id: docId, doi: str(m.doi), pmid: str(m.pmid) } };
+    if (seenWork(seen, work)) continue;
+    addWork(seen, work);
     const stored = extras(row.collection, docId);
     works.push({
       title: str(m.title),

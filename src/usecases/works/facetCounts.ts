@@ -3,7 +3,7 @@
 // engines answer the same counts by construction.
 import type { Integrity } from "../../domain/integrity.js";
 import type { ChunkMetadata } from "../../retrieval/port.js";
-import { documentOf } from "../../retrieval/rowSelection.js";
+import { addWork, seenWork } from "../../retrieval/rowSelection.js";
 import { meetsMinRelevance } from "../../domain/relevance.js";
 import { authorBuckets, ENGINE_FACETS, texts, workAuthors, workFacetValues } from "../../retrieval/workFacetValues.js";
 
@@ -76,9 +76,8 @@ export function worksOfRankedList<T extends RankedFacetRow>(
   const works: T[] = [];
   for (const row of rows) {
     if (works.length >= maxWorks) break;
-    const work = documentOf(row);
-    if (seen.has(work)) continue;
-    seen.add(work);
+    if (seenWork(seen, row)) continue;
+    addWork(seen, row);
     if (meetsMinRelevance(row.relevance, minRelevance)) works.push(row);
   }
   return works;
@@ -106,9 +105,8 @@ export function cutListCounts<T extends RankedFacetRow>(
 export function distinctWorks<T extends FacetDocument>(documents: readonly T[]): T[] {
   const seen = new Set<string>();
   return documents.filter((d) => {
-    const work = documentOf(d);
-    if (seen.has(work)) return false;
-    seen.add(work);
+    if (seenWork(seen, d)) return false;
+    addWork(seen, d);
     return true;
   });
 }

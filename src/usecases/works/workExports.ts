@@ -5,14 +5,19 @@ import { rowsWithIntegrity } from "./integrityRows.js";
 import { exportWorkOf, exportWorksOfRows, type ExportWork } from "./citationExport.js";
 import { rowsByDocuments } from "./worksReads.js";
 import { admit, resolve, scopeOf, type WorksContext } from "./worksContext.js";
-import { exportExtrasOf, syntheticWork } from "./workShapes.js";
+import { exportExtrasOf, firstOfWork, syntheticWork } from "./workShapes.js";
 
 /** The found works of these ids as export entries, in order (unknown ids left out); one call of the budget. */
 export async function exportIds(ctx: WorksContext, auth: AuthContext, ids: readonly string[]): Promise<ExportWork[]> {
   await admit(ctx, auth);
   if (auth.billingMode === "sandbox") return ids.map((id) => exportWorkOf(syntheticWork(id)));
   const resolved = await resolve(ctx, scopeOf(ctx, auth), ids);
-  return resolved.flatMap(({ work, rows }) => (work ? [exportWorkOf(work, exportExtrasOf(rows))] : []));
+  // one entry per work: ids naming the same work (its DOI, PMID and OpenAlex id sent together) export it once
+  const seen = new Set<string>();
+  return resolved.flatMap(({ work, rows }) => {
+    if (!work || !firstOfWork(seen, work)) return [];
+    return [exportWorkOf(work, exportExtrasOf(rows))];
+  });
 }
 
 /**

@@ -95,6 +95,18 @@ export function groupRows<R extends Pick<WorkRow, "doi" | "pmid" | "openalex">>(
   return groups;
 }
 
+/** Whether `work` is met for the first time in `seen` (its DOI, PMID, OpenAlex id or document), recorded there. */
+export function firstOfWork(seen: Set<string>, work: Pick<Work, "ids" | "collections">): boolean {
+  const { doi, pmid, openalex, docId } = work.ids;
+  const keys = [`doc:${work.collections[0] ?? ""}/${docId}`];
+  if (doi) keys.push(`doi:${doi.toLowerCase()}`);
+  if (pmid) keys.push(`pmid:${pmid}`);
+  if (openalex) keys.push(`openalex:${openalex}`);
+  if (keys.some((k) => seen.has(k))) return false;
+  for (const k of keys) seen.add(k);
+  return true;
+}
+
 /**
  * The works citing a work, from its citing documents read in any order: grouped (groupRows) from the rows in one order,
  * catalogue order of their collections then doc_id, so a work's count of citing works and its cited-by list, which
