@@ -1,7 +1,7 @@
 // Ingestion activities: stage the source into batch files, index one batch (chunk, embed, index, delete, commit, then
 // the manifest and the batch's counts in one transaction), finish (replace-mode deletions, inventory, the completed
 // event) and record a failure.
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { EmbeddingServerMismatchError } from "../src/embedding/remoteEmbedder.js";
 import { asActivity, heartbeating } from "./asActivity.js";
@@ -88,6 +88,20 @@ const REPLACE_ROW = -2;
 
 const stagingDir = (dataDir: string, ingestionId: string) => join(dataDir, "ingest-staging", ingestionId);
 const batchFile = (dir: string, batch: number) => join(dir, `batch-${String(batch).padStart(6, "0")}.json`);
+
+/**
+ * Removes what ended ingestions left in ingest-staging: a cancelled one's (its workflow terminated, so its own clean-up
+ * never ran) or one a crash cut short. Each ingestion sweeps as it stages; a running ingestion's files stay.
+ */
+async function sweepEndedStaging(db: Db, dataDir: string): Promise<void> {
+  const names = await readdir(join(dataDir, "ingest-staging")).catch(() => [] as string[]);
+  if (names.length === 0) return;
+  const ended = await db.query<{ ingestion_id: string }>(
+    "SELECT ingestion_id FROM proj_ingestions WHERE ingestion_id = ANY($1) AND state <> 'running'",
+    [names],
+  );
+  await Promise.all(ended.map((r) => rm(stagingDir(dataDir, r.ingestion_id), { recursive: true, force: true })));
+}
 
 async function writeAtomically(path: string, text: string): Promise<void> {
   await writeFile(`${path}.tmp`, text);
@@ -255,6 +269,7 @@ async function stageSource(ctx: IngestionContext, input: IngestionInput): Promis
   // several batches even for a small ingestion: its progress moves with each one committed
   const size = batchSizeFor(all.length, input.batchSize);
   const batches = Math.ceil(all.length / size);
+  await sweepEndedStaging(db, deps.dataDir);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   for (let batch = 0; batch < batches; batch++)

@@ -6,7 +6,7 @@
 // fails saying why; content is uploaded over HTTP and named by a definition and an ingestion.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -198,6 +198,22 @@ describe("operator surfaces", () => {
     expect((await call("POST", "/admin/v1/ingestions/ing_nosuchingestion/cancel", { admin })).status).toBe(404);
     expect((await call("POST", `/admin/v1/ingestions/${id}/cancel`, { key })).status).toBe(401);
     expect((await call("DELETE", "/admin/v1/collections/dune-cancel", { admin })).status).toBe(200);
+  });
+
+  it("removes the files a cancelled ingestion staged once the next ingestion stages", async () => {
+    const staging = join(svc.dataDir, "ingest-staging");
+    const created = await define(definition("dune-staged", ["dune-notes.jsonl"]));
+    const id = created.body.ingestionId as string;
+    // what a cancelled ingestion leaves when its workflow is terminated between staging and its last batch
+    mkdirSync(join(staging, id), { recursive: true });
+    writeFileSync(join(staging, id, "batch-000000.json"), "[]");
+    expect((await call("POST", `/admin/v1/ingestions/${id}/cancel`, { admin })).status).toBe(200);
+    expect(existsSync(join(staging, id))).toBe(true);
+    const next = await ingest("dune-notes", ["dune-notes.jsonl"]);
+    expect(next.status).toBe(202);
+    expect((await untilIngested(call, admin, next.body.ingestionId)).state).toBe("completed");
+    expect(existsSync(join(staging, id))).toBe(false);
+    expect((await call("DELETE", "/admin/v1/collections/dune-staged", { admin })).status).toBe(200);
   });
 
   it("bounds the operator text customers are shown", async () => {
