@@ -249,6 +249,20 @@ export function assertMay(by: Principal, action: MemberAction, orgId: string): v
     throw new Rejection("FORBIDDEN", `only an owner of the organization may ${ACTION_TEXT[action]}`);
 }
 
+/**
+ * What a key may do beyond searching and spending is what its creator may (an owner's key what an owner may): a key a
+ * member created does not manage webhook endpoints, whatever door it comes through. `creatorRole`: the role of the
+ * member who created it; null for a key the operator created or one recorded before creators were.
+ */
+export function assertKeyMay(creatorRole: MemberRole | null, action: "manageWebhooks"): void {
+  if (creatorRole === null || creatorRole === "owner") return;
+  throw new Rejection(
+    "FORBIDDEN",
+    `a key a member created may not ${ACTION_TEXT[action]}, as the member may not: use a key an owner or the ` +
+      "operator created, or ask an owner",
+  );
+}
+
 const ACTION_TEXT: Record<MemberAction, string> = {
   invite: "invite members",
   cancelInvite: "withdraw invites",

@@ -337,6 +337,24 @@ describe("roles and organizations", () => {
     expect((await post("/dashboard/keys", { mode: "live", collections: "no-such-collection" })).status).toBe(422);
     const own = await post("/dashboard/keys", { mode: "live" });
     expect(own.status).toBe(201);
+    // the key a member minted has no owner's power the dashboard refuses the member: webhooks and the threshold
+    const asKey = (method: string, path: string, body?: unknown) =>
+      call(method, path, { key: own.json.key as string, ...(body === undefined ? {} : { body }) });
+    const minted = await asKey("POST", "/api/v1/webhooks", { url: "https://hooks.example/x", events: ["*"] });
+    expect([minted.status, minted.body.error?.code]).toEqual([403, "FORBIDDEN"]);
+    expect(minted.body.error.message).toMatch(/a key a member created may not manage webhook endpoints/);
+    expect((await asKey("PUT", "/api/v1/notifications", { balanceLowThreshold: "1.00" })).status).toBe(403);
+    expect((await asKey("GET", "/api/v1/webhooks")).status).toBe(200);
+    expect((await asKey("GET", "/api/v1/notifications")).body).toEqual({ balanceLowThreshold: null });
+    const ownerKey = await owner.send("POST", "/dashboard/keys", {
+      json: { mode: "live" },
+      headers: { "X-CSRF-Token": ownerCsrf },
+    });
+    const byOwnerKey = await call("PUT", "/api/v1/notifications", {
+      key: ownerKey.json.key as string,
+      body: { balanceLowThreshold: "1.00" },
+    });
+    expect(byOwnerKey.status).toBe(200);
     expect((await post(`/dashboard/keys/${own.json.id}/revoke`, {})).status).toBe(200);
     expect((await call("GET", `/admin/v1/keys/${ownersKey.id}`, { admin })).body).toMatchObject({
       revoked: false,

@@ -3,6 +3,7 @@
 // member events. Given state, when a command, then events or a rejection.
 import { describe, expect, it } from "vitest";
 import {
+  assertKeyMay,
   assertMay,
   canonicalEmail,
   decideMember,
@@ -496,5 +497,13 @@ describe("the projection of member events", () => {
         row: expect.objectContaining({ invite_id: "inv_1", cancelled_at: "2031-01-14T00:00:00.000Z" }),
       },
     ]);
+  });
+});
+
+describe("what a key may do beyond searching: what its creator may", () => {
+  it("refuses a key a member who is not an owner created the webhook endpoints; owners' and the operator's may", () => {
+    expect(() => assertKeyMay("member", "manageWebhooks")).toThrow(/a key a member created may not manage webhook/);
+    expect(() => assertKeyMay("owner", "manageWebhooks")).not.toThrow();
+    expect(() => assertKeyMay(null, "manageWebhooks")).not.toThrow();
   });
 });

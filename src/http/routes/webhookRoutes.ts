@@ -11,6 +11,7 @@ import {
 import { parseCredits } from "../../domain/money.js";
 import type { RequestState } from "../requestContext.js";
 import type { Webhooks } from "../../usecases/webhooks/webhooks.js";
+import type { Members } from "../../usecases/members/members.js";
 import type { AuthContext } from "../../usecases/auth/context.js";
 import type { Actor } from "../../domain/events.js";
 import { refuseSandbox } from "../../usecases/search/sandbox.js";
@@ -19,6 +20,7 @@ import { declareRoute } from "../routeDeclaration.js";
 
 export interface WebhookRouteDeps {
   webhooks: Webhooks;
+  members: Pick<Members, "checkKeyMay">;
 }
 
 /**
@@ -35,6 +37,16 @@ export function liveCaller(ctx: Context, useCase: string, reason: string): { aut
 /** Sandbox keys manage no endpoints. */
 const caller = (ctx: Context) => liveCaller(ctx, "webhooks", "a sandbox key reaches no live events to deliver");
 
+/**
+ * A key that changes endpoints or the threshold: what its creator may do on the dashboard (a key a member who is not an
+ * owner created is refused, 403), so minting a key gives a member no owner's power.
+ */
+async function managing(ctx: Context, deps: WebhookRouteDeps) {
+  const called = caller(ctx);
+  await deps.members.checkKeyMay(called.auth.key.id, "manageWebhooks");
+  return called;
+}
+
 const route = declareRoute<WebhookRouteDeps>;
 const webhookRoute = { tag: "webhooks", access: "apiKey" } as const;
 
@@ -48,13 +60,14 @@ export const WEBHOOK_ROUTES = [
     description:
       "Live keys only. The URL must be https and its host must resolve to public addresses only (checked now " +
       "and before every attempt). The answer carries the signing secret, shown once. At most 16 endpoints per " +
-      "organization.",
+      "organization. Changing endpoints and the low-balance threshold is an owner's: a key a member who is not " +
+      "an owner created reads them and gets 403 FORBIDDEN for a change.",
     body: "WebhookEndpointRequest",
     status: 201,
     response: "WebhookEndpointWithSecret",
     errors: [401, 403, 409, 422, 429],
     handler: async (ctx, deps) => {
-      const { auth, actor } = caller(ctx);
+      const { auth, actor } = await managing(ctx, deps);
       const body = parseOr422(webhookEndpointBody, ctx.request.body);
       ctx.status = 201;
       ctx.body = await deps.webhooks.create(auth.org.id, body, actor, auth);
@@ -96,7 +109,7 @@ export const WEBHOOK_ROUTES = [
     response: "WebhookEndpointDeleted",
     errors: [401, 403, 404],
     handler: async (ctx, deps) => {
-      const { auth, actor } = caller(ctx);
+      const { auth, actor } = await managing(ctx, deps);
       ctx.body = await deps.webhooks.remove(auth.org.id, ctx.params.id!, actor);
     },
   }),
@@ -112,7 +125,7 @@ export const WEBHOOK_ROUTES = [
     response: "WebhookEndpointWithSecret",
     errors: [401, 403, 404, 409],
     handler: async (ctx, deps) => {
-      const { auth, actor } = caller(ctx);
+      const { auth, actor } = await managing(ctx, deps);
       ctx.body = await deps.webhooks.rotateSecret(auth.org.id, ctx.params.id!, actor);
     },
   }),
@@ -129,7 +142,7 @@ export const WEBHOOK_ROUTES = [
     response: "WebhookEventQueued",
     errors: [401, 403, 404, 409, 429],
     handler: async (ctx, deps) => {
-      const { auth, actor } = caller(ctx);
+      const { auth, actor } = await managing(ctx, deps);
       ctx.status = 202;
       ctx.body = await deps.webhooks.sendTest(auth.org.id, ctx.params.id!, actor, auth);
     },
@@ -160,7 +173,7 @@ export const WEBHOOK_ROUTES = [
     response: "WebhookEventQueued",
     errors: [401, 403, 404, 409, 429],
     handler: async (ctx, deps) => {
-      const { auth, actor } = caller(ctx);
+      const { auth, actor } = await managing(ctx, deps);
       ctx.status = 202;
       ctx.body = await deps.webhooks.redeliver(auth.org.id, ctx.params.id!, ctx.params.eventId!, actor, auth);
     },
@@ -188,7 +201,7 @@ export const WEBHOOK_ROUTES = [
     response: "NotificationSettings",
     errors: [401, 403, 422],
     handler: async (ctx, deps) => {
-      const { auth, actor } = caller(ctx);
+      const { auth, actor } = await managing(ctx, deps);
       const body = parseOr422(notificationSettingsBody, ctx.request.body);
       ctx.body = await deps.webhooks.setNotificationSettings(
         auth.org.id,

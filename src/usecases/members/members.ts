@@ -12,6 +12,7 @@ import {
   type SessionEndReason,
 } from "../../domain/events.js";
 import {
+  assertKeyMay,
   assertMay,
   canonicalEmail,
   decideMember,
@@ -482,7 +483,7 @@ function sessionOperations(ctx: MembersContext) {
 
 /** API keys as members and the operator manage them, each step checked against who may do it. */
 function keyOperations(ctx: MembersContext) {
-  const { accounts, options, requireKeyIn } = ctx;
+  const { db, accounts, options, requireKeyIn, keyOwnership } = ctx;
   return {
     /** A key for the organization, created by a member (any role) or the operator; the secret is returned once. */
     async createKey(
@@ -506,6 +507,19 @@ function keyOperations(ctx: MembersContext) {
       const own = by.kind === "member" && key.createdBy?.kind === "member" && key.createdBy.id === by.memberId;
       assertMay(by, own ? "revokeOwnKey" : "revokeAnyKey", key.orgId);
       await accounts.revokeKey(keyId, actorOf(by));
+    },
+
+    /**
+     * Refuses a key a non-owner member created an owner's action (assertKeyMay): the API's webhook routes ask, so a
+     * member cannot do with a key they minted what the dashboard refuses them.
+     */
+    async checkKeyMay(keyId: string, action: "manageWebhooks"): Promise<void> {
+      const creator = (await keyOwnership(keyId))?.createdBy;
+      if (creator?.kind !== "member") return assertKeyMay(null, action);
+      const [row] = await db.query<{ role: MemberRole }>("SELECT role FROM proj_members WHERE member_id = $1", [
+        creator.id,
+      ]);
+      assertKeyMay(row?.role ?? "member", action);
     },
 
     /** Sets (or with null clears) a key's spending cap: owners and the operator. */
