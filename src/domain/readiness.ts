@@ -70,14 +70,12 @@ export function createCollectionReadiness(names: readonly string[]): CollectionR
           { collections: waiting, retryAfterSeconds: INGESTING_RETRY_AFTER_SECONDS },
         );
       }
+      // a customer's answer: the fix is the operator's (GET /admin/v1/collections says why, and ingests it again)
       throw new Rejection(
         "SERVICE_UNAVAILABLE",
-        `collection "${first}" could not be ingested (the operator finds why in GET /admin/v1/collections and ` +
-          `the service log, and ingests it again: POST /admin/v1/collections/${first}/ingest, or a restart for a ` +
-          "demo collection)",
-        {
-          collections: waiting,
-        },
+        `collection "${first}" is not available: building its index failed, and it answers once the service's ` +
+          "operator has ingested it again; search the other collections meanwhile (GET /api/v1/search/collections)",
+        { collections: waiting },
       );
     },
   };

@@ -753,14 +753,17 @@ export const dashboardAlertForm = z.strictObject({
  * The playground's preview form: the fields of POST /api/v1/search/preview as text (collections comma-separated,
  * filters as JSON) and the key the preview runs as.
  */
+/** A form's number field: typed text, or a number where a script posts the same fields as JSON. */
+const formNumber = (max: number) => z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.string().max(max));
+
 export const dashboardPlaygroundForm = z.strictObject({
   key: z.string().max(100),
   query: z.string().max(1000, "query must be at most 1000 characters"),
   collections: z.string().max(2000),
   filters: z.string().max(20_000, "filters must be at most 20000 characters").optional(),
-  min_relevance: z.string().max(20).optional(),
+  min_relevance: formNumber(20).optional(),
   sort: z.string().max(40).optional(),
-  limit: z.string().max(10).optional(),
+  limit: formNumber(10).optional(),
   _csrf: z.string().max(200).optional(),
 });
 /**
@@ -772,9 +775,9 @@ export const dashboardPlaygroundUnlockForm = z.strictObject({
   queryId: z.string().min(1).max(200),
   confirm: z.string().max(40).optional(),
   // the preview form's short fields, carried so the form keeps them on the confirm page
-  min_relevance: z.string().max(20).optional(),
+  min_relevance: formNumber(20).optional(),
   sort: z.string().max(40).optional(),
-  limit: z.string().max(10).optional(),
+  limit: formNumber(10).optional(),
   ...Object.fromEntries(
     Array.from({ length: 30 }, (_, i) => [`row_${i + 1}`, z.string().max(200).optional()] as const),
   ),

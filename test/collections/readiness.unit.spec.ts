@@ -39,7 +39,9 @@ describe("collection readiness", () => {
     readiness.set("a", "failed");
     const refused = refusal(() => readiness.assertSearchable(["a"]));
     expect(refused.code).toBe("SERVICE_UNAVAILABLE");
-    expect(refused.message).toMatch(/collection "a" could not be ingested.*service log/);
+    expect(refused.message).toMatch(/collection "a" is not available: building its index failed/);
+    // a customer reads it: nothing of the operator's routes or log
+    expect(refused.message).not.toMatch(/admin|log/);
     expect(readiness.summary()).toEqual({ ready: ["b"], ingesting: [], failed: ["a"] });
     readiness.set("a", "ready");
     expect(() => readiness.assertSearchable(["a", "b"])).not.toThrow();

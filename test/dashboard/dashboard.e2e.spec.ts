@@ -1122,6 +1122,13 @@ describe("the playground", () => {
     const ids = idsOnPage(preview.text);
     expect(ids.length).toBeGreaterThan(1);
     expect(preview.text).toContain("Cost to unlock");
+    // a script posts the same fields as JSON, its numbers as numbers
+    const scripted = await owner.send("POST", "/dashboard/playground", {
+      json: { key: keyId, query: "vitamin D and bone density", collections: "scifact", limit: 2, min_relevance: 0 },
+      headers: { "X-CSRF-Token": csrf, Accept: "application/json" },
+    });
+    expect(scripted.status, scripted.text.slice(0, 300)).toBe(200);
+    expect(scripted.json.resultIds).toHaveLength(2);
     const queryId = /name="queryId" value="([^"]+)"/.exec(preview.text)![1]!;
 
     // the cost first: nothing is charged by the quote
