@@ -72,6 +72,26 @@ export function firstPerDocument<T>(
 }
 
 /**
+ * A merged list without the passages it holds twice: a row whose work (workKeysOf) and text an earlier, better row
+ * already has (the same abstract in two collections that hold the work) is left out, so one answer never sells the
+ * same text twice. Rows of one collection are never each other's repeats (its chunks of a work differ).
+ */
+export function withoutRepeatedPassages<T extends DocumentRow & { text: string }>(rows: readonly T[]): T[] {
+  // the texts kept under each work key: a text is compared only with those of the same work
+  const texts = new Map<string, string[]>();
+  return rows.filter((row) => {
+    const keys = workKeysOf(row);
+    if (keys.some((key) => texts.get(key)?.includes(row.text))) return false;
+    for (const key of keys) {
+      const kept = texts.get(key);
+      if (kept) kept.push(row.text);
+      else texts.set(key, [row.text]);
+    }
+    return true;
+  });
+}
+
+/**
  * The caller's choice of rows (min_relevance, one_per_document); the defaults deliver every row, as before either
  * existed.
  */

@@ -255,6 +255,28 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
       expect(new Set(delivered).size).toBe(delivered.length);
     });
 
+    it("sells a passage two collections hold once, as its best row, without one_per_document too", async () => {
+      const { key } = await liveKey();
+      const query = "gabapentin for pain";
+      const paid = async (body: Record<string, unknown>) => {
+        const res = await call("POST", "/api/v1/search/query", { key, body: { query, limit: 30, ...body } });
+        expect(res.status).toBe(200);
+        return res.body.results as (Row & { text: string })[];
+      };
+      const passage = (r: Row & { text: string }) => `${r.metadata.doi?.toLowerCase() ?? r.id}|${r.text}`;
+      const [synergy, open] = [
+        await paid({ collection: "openalex-synergy" }),
+        await paid({ collection: "openalex-open-access" }),
+      ];
+      const both = new Set(synergy.map(passage).filter((p) => open.map(passage).includes(p)));
+      expect(both.size, "an open-access abstract must be held by both collections").toBeGreaterThan(0);
+      const merged = await paid({ collections: ["openalex-synergy", "openalex-open-access"] });
+      const passages = merged.map(passage);
+      expect(new Set(passages).size).toBe(passages.length);
+      expect(passages.filter((p) => both.has(p)).length).toBeGreaterThan(0);
+      expect(merged).toHaveLength(30);
+    });
+
     it("refuses a one_per_document that is not a boolean", async () => {
       const { key } = await liveKey();
       const res = await call("POST", "/api/v1/search/query", {

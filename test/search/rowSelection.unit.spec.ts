@@ -1,7 +1,14 @@
 // Which ranked rows a search delivers: min_relevance holds rows back and counts them, one_per_document keeps each
 // document's best chunk and fills the list from the next documents (a work held by two collections counts once).
 import { describe, expect, it } from "vitest";
-import { documentOf, EVERY_ROW, firstPerDocument, selectRows, workKeysOf } from "../../src/retrieval/rowSelection.js";
+import {
+  documentOf,
+  EVERY_ROW,
+  firstPerDocument,
+  selectRows,
+  withoutRepeatedPassages,
+  workKeysOf,
+} from "../../src/retrieval/rowSelection.js";
 
 function row(id: string, docId: string, relevance: number | null, physical = "scifact", doi?: string, pmid?: string) {
   return { id, physical, relevance, metadata: { doc_id: docId, ...(doi ? { doi } : {}), ...(pmid ? { pmid } : {}) } };
@@ -83,5 +90,27 @@ describe("selectRows", () => {
       belowMinRelevance: 1,
     });
     expect(selectRows([row("n", "N", null)], EVERY_ROW, 5).rows).toHaveLength(1);
+  });
+});
+
+describe("withoutRepeatedPassages", () => {
+  const passage = (id: string, physical: string, docId: string, text: string, doi?: string, pmid?: string) => ({
+    id,
+    physical,
+    text,
+    metadata: { doc_id: docId, ...(doi ? { doi } : {}), ...(pmid ? { pmid } : {}) },
+  });
+
+  it("keeps the best of a passage two collections hold, and every other passage of the work", () => {
+    const rows = [
+      passage("syn-0", "openalex-synergy", "W1", "Cortisol in hair reflects months.", "10.1/a"),
+      passage("open-0", "openalex-open-access", "W1", "Cortisol in hair reflects months.", "10.1/A"),
+      passage("open-1", "openalex-open-access", "W1", "A second passage of the same work.", "10.1/a"),
+      passage("pm", "pubmed", "24150065", "Cortisol in hair reflects months.", undefined, "24150065"),
+      passage("syn-pm", "openalex-synergy", "W2", "Cortisol in hair reflects months.", undefined, "24150065"),
+      // the same words in another work are another work's passage
+      passage("other", "scifact", "9", "Cortisol in hair reflects months."),
+    ];
+    expect(ids(withoutRepeatedPassages(rows))).toEqual(["syn-0", "open-1", "pm", "other"]);
   });
 });

@@ -26,7 +26,14 @@ import { isFragment } from "../../ingest/chunk.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
 import { doiHoldersIn } from "./doiHolders.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
-import { seenWork, EVERY_ROW, firstPerDocument, selectRows, type RowSelection } from "../../retrieval/rowSelection.js";
+import {
+  seenWork,
+  EVERY_ROW,
+  firstPerDocument,
+  selectRows,
+  withoutRepeatedPassages,
+  type RowSelection,
+} from "../../retrieval/rowSelection.js";
 import { chargeModeOf } from "../../domain/organization.js";
 import { capToCost } from "../../domain/costCap.js";
 import { MAX_LIST_DEPTH, type PageExclusion } from "./paging.js";
@@ -410,7 +417,9 @@ async function rankedRows(
   input: SearchRequestInput,
   selection: RowSelection,
 ): Promise<{ rows: CachedRow[]; ended: boolean }> {
+  // a passage two searched collections hold is one row (its best), whatever the page or order
   const rowOf = rowMaker(auth, lists);
+  const rowsOf = (merged: readonly MergedHit[]) => withoutRepeatedPassages(merged.map(rowOf));
   const page = input.page;
   const earlier = page
     ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && seenWork(page.documents, row))
@@ -418,18 +427,19 @@ async function rankedRows(
   const search = (depth: number) => searchCollections(deps, lists, input.query, depth, input.like?.vector);
   if (input.sort && input.sort !== "relevance") {
     // every candidate, earlier pages' too: the order is made over all of them, then those pages are left out
-    return { rows: (await search(MAX_LIST_DEPTH)).map(rowOf), ended: true };
+    return { rows: rowsOf(await search(MAX_LIST_DEPTH)), ended: true };
   }
   const maxDepth = page ? MAX_LIST_DEPTH : MAX_DOCUMENT_DEPTH;
   const before = page ? page.ids.size : 0;
   let depth = Math.min(maxDepth, selection.onePerDocument ? (before + input.limit) * 3 : before + input.limit);
   for (;;) {
     const merged = await search(depth);
-    const all = merged.map(rowOf);
+    const all = rowsOf(merged);
     const rows = earlier ? all.filter((r) => !earlier(r)) : all;
     const last = merged[merged.length - 1];
     const ended = merged.length < depth || depth >= maxDepth;
-    if (!page && !selection.onePerDocument) return { rows, ended };
+    // a first page of chunks is one search, unless repeated passages left fewer than `limit` rows
+    if (!page && !selection.onePerDocument && (rows.length >= input.limit || ended)) return { rows, ended };
     const belowThreshold = last !== undefined && !meetsMinRelevance(last.relevance, selection.minRelevance);
     const enough =
       (selection.onePerDocument ? firstPerDocument(rows, (row) => row, input.limit).length : rows.length) >=
