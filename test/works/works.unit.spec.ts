@@ -490,6 +490,21 @@ describe("exports", () => {
     ]);
   });
 
+  it("keeps a family name's particles with it (Van Uum, van Beethoven, de la Cruz), a given name kept", () => {
+    const names = ["Stan Van Uum", "Ludwig van Beethoven", "Maria de la Cruz", "De Silva", "Le Wang"];
+    const [item] = JSON.parse(exportWorks("csljson", [{ ...works[0]!, authors: names }])) as { author: unknown[] }[];
+    expect(item!.author).toEqual([
+      { family: "Van Uum", given: "Stan" },
+      { family: "van Beethoven", given: "Ludwig" },
+      { family: "de la Cruz", given: "Maria" },
+      { family: "Silva", given: "De" },
+      { family: "Wang", given: "Le" },
+    ]);
+    const bibtex = exportWorks("bibtex", [{ ...works[0]!, authors: names.slice(0, 1) }]);
+    expect(bibtex).toContain("author = {Van Uum, Stan}");
+    expect(bibtex).toMatch(/^@\w+\{vanuum/m);
+  });
+
   it("exports one entry per work of a result set, in result order", () => {
     const rows = [
       { collection: "c", metadata: { doc_id: "1", title: "A", chunk_index: 0 } },

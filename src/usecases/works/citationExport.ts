@@ -51,9 +51,13 @@ export function exportWorks(format: ExportFormat, works: readonly ExportWork[]):
   }
 }
 
+/** Words that begin a family name: "Stan Van Uum", "Ludwig van Beethoven", "Maria de la Cruz", "Ali bin Hassan". */
+const NAME_PARTICLES = new Set("van von vander de del della der den di da das dos du la ten ter bin ibn".split(" "));
+
 /**
- * A name as family and given parts: "Last, First" or "First Middle Last"; one word, a group, or a name holding the word
- * "and" (which BibTeX would read as two people) stays whole.
+ * A name as family and given parts: "Last, First" or "First Middle Last", the family name taking the particles before
+ * its last word ("Stan Van Uum" is Van Uum, Stan); one word, a group, or a name holding the word "and" (which BibTeX
+ * would read as two people) stays whole.
  */
 function nameParts(name: string): { family: string; given?: string } {
   const n = name.trim().replace(/\s+/g, " ");
@@ -66,7 +70,10 @@ function nameParts(name: string): { family: string; given?: string } {
     /\b(group|consortium|committee|collaboration|investigators|network|society|association|team)\b/i.test(n)
   )
     return { family: n };
-  return { family: words[words.length - 1]!, given: words.slice(0, -1).join(" ") };
+  let first = words.length - 1;
+  // the given names keep at least one word: "De Silva" alone is a given name and a family name
+  while (first > 1 && NAME_PARTICLES.has(words[first - 1]!.toLowerCase())) first--;
+  return { family: words.slice(first).join(" "), given: words.slice(0, first).join(" ") };
 }
 
 const dateParts = (date: string | null): number[] | null => {
