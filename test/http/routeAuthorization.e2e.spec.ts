@@ -355,6 +355,8 @@ describe("headers", () => {
       await send("GET", "/admin/v1/verify", asOperator()),
       await send("GET", `/admin/v1/organizations/${orgId}/ledger.csv`, asOperator()),
       await send("GET", "/admin/v1/verify"),
+      await send("OPTIONS", "/api/v1/search/query"),
+      await send("OPTIONS", "/admin/v1/organizations"),
     ]) {
       expect(res.headers["cache-control"], String(res.status)).toBe("no-store");
     }
