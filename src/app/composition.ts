@@ -691,6 +691,8 @@ function healthChecks(
       search: () => engine.ping(),
     },
     readinessDetails: async () => {
+      // a first ingestion that completed since this process last looked is confirmed before the lists are told
+      await readiness.settle(readiness.summary().ingesting);
       const backfilling = await vectorsBackfilling(
         engine,
         readiness.summary().ready.filter((name) => withVectors(name)),

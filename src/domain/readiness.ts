@@ -27,8 +27,8 @@ export interface CollectionReadiness {
    * (its failure leaves the states as they were)
    */
   settle(collections: readonly string[]): Promise<void>;
-  /** installs what settle asks (the process's follower of ingestions) */
-  confirmWith(confirm: () => Promise<void>): void;
+  /** installs what settle asks about the collections not ready (the process's follower of ingestions) */
+  confirmWith(confirm: (collections: readonly string[]) => Promise<void>): void;
 }
 
 /**
@@ -37,12 +37,13 @@ export interface CollectionReadiness {
 export function createCollectionReadiness(names: readonly string[]): CollectionReadiness {
   const states = new Map<string, CollectionState>(names.map((name) => [name, "ready"]));
   const stateOf = (collection: string): CollectionState => states.get(collection) ?? "ready";
-  let confirm: (() => Promise<void>) | undefined;
+  let confirm: ((collections: readonly string[]) => Promise<void>) | undefined;
   return {
     stateOf,
     async settle(collections) {
-      if (!confirm || collections.every((c) => stateOf(c) === "ready")) return;
-      await confirm().catch(() => undefined);
+      const waiting = collections.filter((c) => stateOf(c) !== "ready");
+      if (!confirm || waiting.length === 0) return;
+      await confirm(waiting).catch(() => undefined);
     },
     confirmWith(next) {
       confirm = next;

@@ -153,7 +153,10 @@ describe("collections managed through the operator API", () => {
       documentsDeleted: 0,
     });
 
-    // "completed" means searchable: the first search after it answers, without waiting for the periodic check
+    // "completed" means searchable: /readyz, the operator's list and the first search after it agree, without
+    // waiting for the periodic check
+    const ready = await call("GET", "/readyz");
+    expect(ready.body.details.collections.ready).toContain("coastal-notes");
     const found = await search("coastal-notes", "kelp forest heatwave");
     expect(found.status).toBe(200);
     expect(found.body.results[0].metadata).toMatchObject({ title: NOTES[0]!.title, journal: "Coastal Field Notes" });

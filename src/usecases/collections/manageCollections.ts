@@ -112,6 +112,8 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
       deps.ingestions?.latest(name) ?? null,
       collection.retrieval === "sparse" ? null : deps.engine.vectorCoverage(name).catch(() => null),
     ]);
+    // its state read after its last ingestion: "completed" there is "ready" here (readiness.settle)
+    await readiness.settle([name]);
     return {
       ...definitionOf(collection),
       type: "plain",
@@ -279,7 +281,10 @@ export function followCollectionIngestions(deps: {
   // a request about to answer 503 waits for a check that started after it asked (a new one at most every
   // CONFIRM_SPACING_MS, shared by the requests waiting), so requests to a collection that really is ingesting cost the
   // store a few reads a second, and one sent after its ingestion completed finds it ready
-  readiness.confirmWith(async () => {
+  readiness.confirmWith(async (waiting) => {
+    // only the collections this follower confirms (a demo collection follows the first start's ingestion instead)
+    const names = new Set(catalog.collections.map((c) => c.name));
+    if (!waiting.some((name) => names.has(name) && !catalog.isSeeded(name) && !confirmed.has(name))) return;
     const before = checks;
     while (checks === before) {
       if (checking) await checking.catch(() => undefined);
