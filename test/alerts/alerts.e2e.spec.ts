@@ -215,6 +215,30 @@ describe("alerts on a saved search", () => {
     ]);
   });
 
+  it("takes no slot of the per-minute budget for an alert or an endpoint it refuses, as a refused search takes none", async () => {
+    const tight = await operatorSteps(call, admin).customer({
+      org: { name: "Tight budget", limits: { perMinute: 2 } },
+      credits: "1.00",
+    });
+    for (let i = 0; i < 3; i++) {
+      const alert = await call("POST", "/api/v1/alerts", {
+        key: tight.key,
+        body: { query: "kelp forests", collection: "nowhere" },
+      });
+      expect(alert.status).toBe(404);
+      const hook = await call("POST", "/api/v1/webhooks", {
+        key: tight.key,
+        body: { url: "https://169.254.169.254/latest", events: ["alert.matched"] },
+      });
+      expect(hook.status).toBe(422);
+    }
+    const search = (query: string) =>
+      call("POST", "/api/v1/search/query", { key: tight.key, body: { collection: "kelp-notes", query, limit: 1 } });
+    // six refusals took nothing of the two slots (the window may turn meanwhile: that only gives more)
+    expect((await search("kelp forests")).status).toBe(200);
+    expect((await search("sea otters")).status).toBe(200);
+  });
+
   it("keeps alerts to their organization: unknown to another key, refused to a sandbox key with a reason", async () => {
     for (const [method, path] of [
       ["GET", `/api/v1/alerts/${alertId}`],

@@ -59,6 +59,14 @@ describe("classifyAddress", () => {
     ["::ffff:93.184.215.14", null],
     ["64:ff9b::a9fe:a9fe", "never"],
     ["2002:a9fe:a9fe::1", "never"],
+    // IPv4 in IPv6 the audit found passing: SIIT, NAT64's local-use prefix, Teredo
+    ["::ffff:0:7f00:1", "private"],
+    ["::ffff:0:a9fe:a9fe", "never"],
+    ["::ffff:0:5db8:d70e", null],
+    ["64:ff9b:1::a00:1", "private"],
+    ["64:ff9b:1::5db8:d70e", "private"],
+    ["2001:0:4136:e378:8000:63bf:80ff:fffe", "never"],
+    ["2001:db9::1", null],
     ["not an address", "never"],
   ])("%s is %s", (address, cls) => {
     expect(classifyAddress(address)).toBe(cls);

@@ -147,12 +147,13 @@ async function scheduleAlert(ctx: AlertsContext, alertId: string, def: AlertDefi
  * what its collections hold now counts as seen.
  */
 async function createAlert(ctx: AlertsContext, auth: AuthContext, body: AlertRequest, actor: Actor) {
-  // a request of the organization's per-minute budget, the dashboard's too: the key pays for the alert's first search
-  await takeMinuteBudget(ctx.db, auth.org, ctx.clock());
   const def = alertDefinitionOf(body);
   // the key must reach every collection now (404, 403 as a search answers)
   resolveTargets(ctx.deps.search.catalog, auth, def.collections);
   if (def.webhookEndpointId !== null) await checkWebhookEndpoint(ctx, auth.org.id, def.webhookEndpointId);
+  // a request of the organization's per-minute budget, the dashboard's too: the key pays for the alert's first search
+  // (taken once the request is known good, as a search takes it: a refusal above takes nothing)
+  await takeMinuteBudget(ctx.db, auth.org, ctx.clock());
   // what the collections hold now counts as seen: the customer already has this search for them
   const seed = await ctx.searchNow(auth, def, true);
   const alertId = newAlertId();

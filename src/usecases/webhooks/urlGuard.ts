@@ -101,8 +101,12 @@ function classifyV6(text: string): AddressClass {
   // IPv4 inside IPv6: mapped (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d), 6to4 (2002:AB:CD::)
   if (zeros(0, 5) && h[5] === 0xffff) return classifyV4(embeddedV4(h, 6)) ?? null;
   if (zeros(0, 6)) return classifyV4(embeddedV4(h, 6)) ?? "never";
+  if (zeros(0, 4) && h[4] === 0xffff && h[5] === 0) return classifyV4(embeddedV4(h, 6)) ?? null; // SIIT ::ffff:0:a.b.c.d
   if (h[0] === 0x64 && h[1] === 0xff9b && zeros(2, 6)) return classifyV4(embeddedV4(h, 6));
+  // NAT64's local-use prefix (64:ff9b:1::/48) carries an IPv4 address a local translator reaches: private at best
+  if (h[0] === 0x64 && h[1] === 0xff9b && h[2] === 1) return classifyV4(embeddedV4(h, 6)) ?? "private";
   if (h[0] === 0x2002) return classifyV4(embeddedV4(h, 1));
+  if (h[0] === 0x2001 && h[1] === 0) return "never"; // Teredo: a tunnel to an IPv4 address the prefix hides
   if ((h[0]! & 0xffc0) === 0xfe80) return "never"; // link-local
   if ((h[0]! & 0xffc0) === 0xfec0) return "never"; // site-local (deprecated)
   if ((h[0]! & 0xfe00) === 0xfc00) return "private"; // unique-local
@@ -137,6 +141,11 @@ function parseWebhookUrl(raw: string, allowPrivate: boolean): URL {
     throw refuse("url must not carry a user name or password; authenticate deliveries by their signature");
   if (url.hash) throw refuse("url must not have a #fragment");
   return url;
+}
+
+/** Whether the URL names its host by an address (no name lookup to check it); its own problems are refused first. */
+export function namesAnAddress(raw: string, allowPrivate: boolean): boolean {
+  return isIP(parseWebhookUrl(raw, allowPrivate).hostname.replace(/^\[|\]$/g, "")) !== 0;
 }
 
 /**

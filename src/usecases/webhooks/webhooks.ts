@@ -34,7 +34,7 @@ import type {
   PublishWebhookEventsNow,
   WebhookEventToPublish,
 } from "../../domain/webhookPublish.js";
-import { checkWebhookUrl, type HostLookup } from "./urlGuard.js";
+import { checkWebhookUrl, namesAnAddress, type HostLookup } from "./urlGuard.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 import {
   WEBHOOK_ATTEMPTS,
@@ -355,9 +355,13 @@ async function createEndpoint(
   payer: BudgetPayer,
 ): Promise<EndpointView & { secret: string }> {
   const { db, clock, settings, deps } = ctx;
-  await takeMinuteBudgetOf(db, payer, clock());
   const events = checkEvents(input.events);
-  const target = await checkWebhookUrl(input.url, { allowPrivate: settings.allowPrivateUrls, lookup: deps.lookup });
+  const guard = { allowPrivate: settings.allowPrivateUrls, lookup: deps.lookup };
+  // what needs no name lookup (the events, the URL's form, an address written in it) is refused before the per-minute
+  // budget, as a search's checks are; a name's lookup takes a slot
+  const early = namesAnAddress(input.url, guard.allowPrivate) ? await checkWebhookUrl(input.url, guard) : undefined;
+  await takeMinuteBudgetOf(db, payer, clock());
+  const target = early ?? (await checkWebhookUrl(input.url, guard));
   const endpointId =
     "we_" + `${randomBytes(15).toString("base64url").replace(/[-_]/g, "")}` + `${randomBytes(4).toString("hex")}`;
   await runStreamCommand(db, clock, webhookEndpointStream(endpointId), actor, async (tx) => {
