@@ -101,7 +101,8 @@ function classifyV6(text: string): AddressClass {
   // IPv4 inside IPv6: mapped (::ffff:a.b.c.d), compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d), 6to4 (2002:AB:CD::)
   if (zeros(0, 5) && h[5] === 0xffff) return classifyV4(embeddedV4(h, 6)) ?? null;
   if (zeros(0, 6)) return classifyV4(embeddedV4(h, 6)) ?? "never";
-  if (zeros(0, 4) && h[4] === 0xffff && h[5] === 0) return classifyV4(embeddedV4(h, 6)) ?? null; // SIIT ::ffff:0:a.b.c.d
+  // SIIT (::ffff:0:a.b.c.d)
+  if (zeros(0, 4) && h[4] === 0xffff && h[5] === 0) return classifyV4(embeddedV4(h, 6)) ?? null;
   if (h[0] === 0x64 && h[1] === 0xff9b && zeros(2, 6)) return classifyV4(embeddedV4(h, 6));
   // NAT64's local-use prefix (64:ff9b:1::/48) carries an IPv4 address a local translator reaches: private at best
   if (h[0] === 0x64 && h[1] === 0xff9b && h[2] === 1) return classifyV4(embeddedV4(h, 6)) ?? "private";
