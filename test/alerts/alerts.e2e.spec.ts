@@ -215,7 +215,7 @@ describe("alerts on a saved search", () => {
     ]);
   });
 
-  it("takes no slot of the per-minute budget for a refused alert or endpoint, as a refused search takes none", async () => {
+  it("takes no per-minute slot for a refused alert or endpoint, as a refused search takes none", async () => {
     const tight = await operatorSteps(call, admin).customer({
       org: { name: "Tight budget", limits: { perMinute: 2 } },
       credits: "1.00",
