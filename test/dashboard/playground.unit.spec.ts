@@ -330,7 +330,6 @@ describe("a work's page", () => {
     const page = workPage(viewer, {
       keyId: "key_1",
       work,
-      abstract: `${EVIL} abstract`,
       references: {
         work: { ids: work.ids },
         items: [

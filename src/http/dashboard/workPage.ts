@@ -1,6 +1,6 @@
 // A work's page: what GET /api/v1/works/{id} answers the member's key (title, authors, journal, year, integrity,
-// identifiers), the abstract an export of it gives, its references and the works citing it (each held one linking to
-// its own page), and its export links.
+// identifiers), its references and the works citing it (each held one linking to its own page), and its export links.
+// Not its abstract: that is the text search and unlock sell.
 import { html, type Html } from "./html.js";
 import { layout, type Viewer } from "./layout.js";
 import type { GraphEntry, Work } from "../../usecases/works/works.js";
@@ -63,13 +63,8 @@ export function workPage(viewer: Viewer, view: WorkView): Html {
 <p class="hint">Export: ${EXPORTS.map(
       ([f, label], i) => html`${i ? " · " : ""}<a href="${exportHref(f)}" download>${label}</a>`,
     )}</p>
-<section aria-labelledby="abstract-title"><h2 id="abstract-title">Abstract</h2>
-${
-  view.abstract
-    ? html`<p id="work-abstract" class="wrap">${view.abstract}</p>`
-    : html`<p>The source gives no abstract.</p>`
-}
-</section>
+<p class="hint">Its text (the abstract, for most works) is what searches sell: a search's rows, or a preview's rows
+once unlocked, carry it, and so do their exports.</p>
 ${list("work-references", "References", view.references, view.keyId)}
 ${list("work-cited-by", "Cited by", view.citedBy, view.keyId)}`,
   );

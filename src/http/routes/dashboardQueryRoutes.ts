@@ -106,8 +106,8 @@ function queryListRoutes(
     h.memberPage(async (ctx, member) => {
       const { format } = parseOr422(dashboardExportQuery, ctx.query);
       const { consoleData, works } = depsOf();
-      const rows = await consoleData.queryRows(member.orgId, ctx.params.queryId!);
-      sendExport(ctx, format, await works.exportRows(rows), `results-${ctx.params.queryId}`);
+      const { rows, paid } = await consoleData.queryRows(member.orgId, ctx.params.queryId!);
+      sendExport(ctx, format, await works.exportRows(rows, paid), `results-${ctx.params.queryId}`);
     }),
   );
 
@@ -225,7 +225,7 @@ function workRoutes(
       "/dashboard/works",
       "session",
       "dashboardWork",
-      "A work's page: what GET /api/v1/works/{id} answers the key, its abstract, references and citing works",
+      "A work's page: what GET /api/v1/works/{id} answers the key, its references and citing works",
       {
         query: queryParameters(dashboardWorkQuery, {
           id: "The work: a DOI, pmid:…, pmcid:…, an OpenAlex id or a result's doc_id.",

@@ -229,8 +229,9 @@ export const SEARCH_ROUTES = [
       ...queryParameters(resultsExportQuery, {
         format:
           "Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson`: its " +
-          "bibliographic fields, abstract, keywords and MeSH headings, DOI, PMID, PMCID and URL, and its " +
-          "integrity status as a note (a locked preview row exports the same). Free.",
+          "bibliographic fields, keywords and MeSH headings, DOI, PMID, PMCID and URL, and its integrity status " +
+          "as a note, with its abstract where you paid for a row of it (a search's rows, a preview's unlocked " +
+          "rows; a locked row exports without it). Free.",
       }),
     ],
     response: {
@@ -259,7 +260,7 @@ export const SEARCH_ROUTES = [
         return sendExport(
           ctx,
           format,
-          await deps.works.exportRows(refetched.record.payload.rows),
+          await deps.works.exportRows(refetched.record.payload.rows, refetched.unlocked),
           `results-${refetched.record.queryId}`,
         );
       }

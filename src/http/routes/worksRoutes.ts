@@ -40,8 +40,8 @@ export const WORKS_ROUTES = [
     description:
       "Free; one slot of the per-minute budget for the whole batch. Always 200 with one entry per id: the " +
       "work, or `{id, error: {code: WORK_NOT_FOUND, message}}`. With `format`, the found works as a BibTeX, " +
-      "RIS or CSL-JSON file instead (with each work's abstract, keywords and MeSH headings, and its integrity " +
-      "status as a note).",
+      "RIS or CSL-JSON file instead (with each work's keywords and MeSH headings and its integrity status as a " +
+      "note; not its abstract, the text searches sell: export a search's results for the abstracts of its rows).",
     query: queryParameters(worksBatchQuery, {
       format: "Answer the found works as a file: `bibtex`, `ris` or `csljson`.",
     }),

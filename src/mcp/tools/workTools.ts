@@ -105,18 +105,19 @@ const exportArgs = z.strictObject({
 export const exportResultsTool: ToolDefinition = {
   name: "export_results",
   description:
-    "Free. A kept search's works (7 days) as bibtex, ris or csljson text, with abstracts and integrity notes.",
+    "Free. A kept search's works (7 days) as bibtex, ris or csljson text, with integrity notes, and abstracts of " +
+    "the rows paid for (a preview's unlocked rows).",
   schemas: schema({ queryId: id, format: { enum: ["bibtex", "ris", "csljson"] } }, ["queryId", "format"]),
   run: async ({ deps, auth }, args) => {
     const parsed = parseOr422(exportArgs, args);
     const queryId = queryIdOf(parsed);
     if (!queryId) throw bad("queryId: the queryId of a search or preview is required");
     // as GET /results?format: the re-fetch of an assisted answer or an alert run is its delivery
-    const { record } = await refetchDelivered(deps, auth, queryId, null);
+    const { record, unlocked } = await refetchDelivered(deps, auth, queryId, null);
     return {
       queryId,
       format: parsed.format,
-      content: exportWorks(parsed.format, await deps.works.exportRows(record.payload.rows)),
+      content: exportWorks(parsed.format, await deps.works.exportRows(record.payload.rows, unlocked)),
     };
   },
 };

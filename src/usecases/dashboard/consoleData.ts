@@ -7,7 +7,6 @@ import type { Accounts, Organization } from "../accounts/accounts.js";
 import type { Operations } from "../operator/operations.js";
 import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
 import type { Actor } from "../../domain/events.js";
-import type { CachedRow } from "../../domain/resultRow.js";
 import { queryOwnerOf, queryRowsOf, recentQueriesOf, type RecentQueryOptions } from "./recentQueries.js";
 import { readDailyUsage, readUsageReport, type UsageRange, type UsageReport } from "./usageReport.js";
 
@@ -185,7 +184,7 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
     usageReport: (orgId: string, range: UsageRange): Promise<UsageReport> => readUsageReport(db, orgId, range),
 
     /** The rows of one of the organization's searches, while it is kept (7 days): what the export links download. */
-    queryRows: (orgId: string, queryId: string): Promise<CachedRow[]> => queryRowsOf(db, clock(), orgId, queryId),
+    queryRows: (orgId: string, queryId: string) => queryRowsOf(db, clock(), orgId, queryId),
 
     /** The organization and key of a kept search or preview (null: none kept under that id). */
     queryOwner: (queryId: string) => queryOwnerOf(db, queryId),

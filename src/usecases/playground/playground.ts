@@ -33,12 +33,10 @@ export interface OpenedQuery extends PlaygroundResult {
   mayUnlock: boolean;
 }
 
-/** The work page: the work as GET /works/{id} answers the key, its abstract, references and citing works. */
+/** The work page: the work as GET /works/{id} answers the key, its references and citing works. */
 export interface WorkView {
   keyId: string;
   work: Work;
-  /** the abstract as an export of the work gives it; null where the source has none */
-  abstract: string | null;
   references: GraphPage;
   citedBy: GraphPage;
 }
@@ -124,12 +122,11 @@ export function createPlayground(deps: PlaygroundDeps) {
       const auth = await readerOf(member, keyId);
       const work = await deps.works.get(auth, id);
       const page = { limit: WORK_PAGE_LIST };
-      const [references, citedBy, exported] = await Promise.all([
+      const [references, citedBy] = await Promise.all([
         deps.works.references(auth, id, page),
         deps.works.citedBy(auth, id, page),
-        deps.works.exportIds(auth, [id]),
       ]);
-      return { keyId: auth.key.id, work, abstract: exported[0]?.abstract ?? null, references, citedBy };
+      return { keyId: auth.key.id, work, references, citedBy };
     },
 
     /** The work as an export entry (POST /works/batch?format=…), read as the key. */

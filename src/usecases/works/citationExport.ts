@@ -346,13 +346,12 @@ const integrityOfMetadata = (v: unknown): Integrity | null =>
     : null;
 
 /**
- * A kept search's rows as export entries: one per work (collection and doc_id), in result order, from the first row of
- * each; metadata only, so a locked preview row exports the same as an unlocked one. `extras` adds what the works table
- * keeps of each (its abstract, MeSH headings), by collection and doc_id.
+ * A kept search's rows as export entries: one per work, in result order, from the first row of each. `extras` adds
+ * what the works table keeps of each (its abstract, keywords, MeSH headings), given the entry's first row.
  */
-export function exportWorksOfRows(
-  rows: readonly { collection: string; metadata: Record<string, unknown> }[],
-  extras: (collection: string, docId: string) => ExportExtras | undefined = () => undefined,
+export function exportWorksOfRows<R extends { collection: string; metadata: Record<string, unknown> }>(
+  rows: readonly R[],
+  extras: (row: R) => ExportExtras | undefined = () => undefined,
 ): ExportWork[] {
   const seen = new Set<string>();
   const works: ExportWork[] = [];
@@ -363,7 +362,7 @@ export function exportWorksOfRows(
     const work = { physical: row.collection, metadata: { doc_id: docId, doi: str(m.doi), pmid: str(m.pmid) } };
     if (seenWork(seen, work)) continue;
     addWork(seen, work);
-    const stored = extras(row.collection, docId);
+    const stored = extras(row);
     works.push({
       title: str(m.title),
       authors: strs(m.authors),

@@ -9,6 +9,7 @@ import { batchWorks, getWork } from "./workLookup.js";
 import { citedBy, references } from "./workGraph.js";
 import { exportIds, exportRows } from "./workExports.js";
 import type { WorksDeps } from "./workShapes.js";
+import type { CachedRow } from "../../domain/resultRow.js";
 
 export type { GraphEntry, GraphPage, Work } from "./workShapes.js";
 export { groupRows, listedOrder } from "./workShapes.js";
@@ -32,8 +33,8 @@ export function createWorks(deps: WorksDeps) {
       references(ctx, auth, id, page),
     citedBy: (auth: AuthContext, id: string, page: { limit: number; cursor?: string }) => citedBy(ctx, auth, id, page),
     exportIds: (auth: AuthContext, ids: readonly string[]) => exportIds(ctx, auth, ids),
-    exportRows: (stored: readonly { collection: string; metadata: Record<string, unknown> }[]) =>
-      exportRows(ctx, stored),
+    /** `paid`: the rows the key paid for (their works' abstracts are exported), see exportRows */
+    exportRows: (stored: readonly CachedRow[], paid: ReadonlySet<string>) => exportRows(ctx, stored, paid),
     listing,
   };
 }
