@@ -55,7 +55,7 @@ export function keyInProgress(operation: KeyedOperation): Rejection {
   return new Rejection(
     "IDEMPOTENCY_KEY_IN_PROGRESS",
     `${WITH_ARTICLE[operation]} with this Idempotency-Key is still running; retry with the same key in ${seconds} s ` +
-      "to get its answer (charged once)",
+      `to get its answer${operation === "preview" ? "" : " (charged once)"}`,
     { retryAfterSeconds: seconds },
   );
 }

@@ -166,11 +166,15 @@ export function assertPayable(org: Payer, key: Spender, amount: bigint, countsAs
     throw new Rejection("BILLING_SUSPENDED", "Billing for this organization is on hold; contact support");
   if (key.revoked) throw new Rejection("API_KEY_REVOKED", "This API key has been revoked");
   if (amount > 0n && amount > org.balanceMicros) {
+    if (org.balanceMicros <= 0n)
+      throw new Rejection("INSUFFICIENT_CREDITS", "Balance is zero; add credits to search. Nothing was charged");
+    const balance = formatCredits(org.balanceMicros, 6);
+    const cost = formatCredits(amount, 6);
     throw new Rejection(
       "INSUFFICIENT_CREDITS",
-      org.balanceMicros <= 0n
-        ? "Balance is zero; add credits to search. Nothing was charged"
-        : "Balance cannot cover this request; nothing was charged",
+      `Balance ${balance} cannot cover this request's ${cost}; nothing was charged. Add credits, or send max_cost ` +
+        "(maxCost) at most the balance to be given the rows it covers",
+      { balance, requestCost: cost },
     );
   }
   if (amount > 0n && key.spendingCapMicros !== null && key.spentMicros + amount > key.spendingCapMicros)

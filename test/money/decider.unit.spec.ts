@@ -127,9 +127,13 @@ describe("organization decider", () => {
 
   it("refuses an overdraft left by earlier charges, saying whether anything is left", () => {
     const history = [...liveOrg(1_000n), searched(600n)];
-    expect(given(history).when(search("401")).thenRefuses("INSUFFICIENT_CREDITS").message).toBe(
-      "Balance cannot cover this request; nothing was charged",
+    const short = given(history).when(search("401")).thenRefuses("INSUFFICIENT_CREDITS");
+    // the amounts and the fix: the balance, what the request would cost, max_cost
+    expect(short.message).toBe(
+      "Balance 0.000400 cannot cover this request's 0.000401; nothing was charged. Add credits, or send max_cost " +
+        "(maxCost) at most the balance to be given the rows it covers",
     );
+    expect(short.details).toEqual({ balance: "0.000400", requestCost: "0.000401" });
     given(history)
       .when(search("400"))
       .thenMatches([{ data: { amountMicros: "400" } }]);
