@@ -8,7 +8,7 @@
 import { Rejection } from "./rejection.js";
 
 /** The operations that take an Idempotency-Key, by the name a customer knows them. */
-export type KeyedOperation = "preview" | "assisted search";
+export type KeyedOperation = "preview" | "assisted search" | "search";
 
 /**
  * How the run of the first request with the key stands, as its workflow tells. (A key claimed whose request has not
@@ -45,9 +45,14 @@ export function repeatOfKey(facts: { answerStored: boolean; run: KeyedRun }): Ke
 const IN_PROGRESS_RETRY_AFTER_SECONDS: Record<KeyedOperation, number> = {
   preview: 1,
   "assisted search": 2,
+  search: 1,
 };
 
-const WITH_ARTICLE: Record<KeyedOperation, string> = { preview: "a preview", "assisted search": "an assisted search" };
+const WITH_ARTICLE: Record<KeyedOperation, string> = {
+  preview: "a preview",
+  "assisted search": "an assisted search",
+  search: "a search",
+};
 
 /** 409: the first request with the key is still running; the same key later answers with its result. */
 export function keyInProgress(operation: KeyedOperation): Rejection {

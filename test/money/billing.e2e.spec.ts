@@ -411,6 +411,45 @@ describe("preview", () => {
   });
 });
 
+describe("paid search with an Idempotency-Key", () => {
+  it("charges a retried search once: its rows again, free; another body 422; a key lost after its charge", async () => {
+    const org = await ops.org({}, "1.00");
+    const { key } = await ops.key(org.id);
+    const idem = { "Idempotency-Key": "search-7" };
+    const first = await q(key, SEARCH, idem);
+    expect([first.status, first.headers.get("idempotency-status")]).toEqual([200, "created"]);
+    expect(parseCredits(first.headers.get("x-query-cost")!)!).toBeGreaterThan(0n);
+    const again = await q(key, SEARCH, idem);
+    expect([again.status, again.body.queryId, again.headers.get("idempotency-status")]).toEqual([
+      200,
+      first.body.queryId,
+      "replayed",
+    ]);
+    expect(again.headers.get("x-query-cost")).toBe("0.000000");
+    expect(again.body.results.map((r: { text: string }) => r.text)).toEqual(
+      first.body.results.map((r: { text: string }) => r.text),
+    );
+    const reused = await q(key, { ...SEARCH, limit: 2 }, idem);
+    expect([reused.status, reused.body.error.code]).toEqual([422, "IDEMPOTENCY_KEY_REUSED"]);
+    // the first request died after its charge, before its key recorded the search: the retry that takes the
+    // abandoned key over finds the charged search (its queryId comes from the key), and charges nothing again
+    await m.superuser.query(
+      "UPDATE preview_idempotency SET query_id = NULL, created_at = $3 WHERE org_id = $1 AND idem_key = $2",
+      [org.id, "search-7", new Date(m.clock.now().getTime() - 3 * 60_000).toISOString()],
+    );
+    const taken = await q(key, SEARCH, idem);
+    expect([taken.status, taken.body.queryId, taken.headers.get("idempotency-status")]).toEqual([
+      200,
+      first.body.queryId,
+      "replayed",
+    ]);
+    expect(await orgEvents(m.superuser, org.id, "SearchCharged")).toHaveLength(1);
+    // without a key each call is its own search, charged
+    expect((await q(key, SEARCH)).body.queryId).not.toBe(first.body.queryId);
+    expect(await orgEvents(m.superuser, org.id, "SearchCharged")).toHaveLength(2);
+  });
+});
+
 describe("unlock over HTTP", () => {
   it("checks quota only for new rows: a re-unlock is free and takes nothing from the per-minute budget", async () => {
     const org = await ops.org({ limits: { perMinute: 1 } }, "5.00");

@@ -247,7 +247,8 @@ export const HEADERS: Record<string, Json> = {
   },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
   "Idempotency-Status": {
-    description: "Sent when the request carried Idempotency-Key: a new preview, or the replay of the original one.",
+    description:
+      "Sent when the request carried Idempotency-Key: a new preview or search, or the replay of the original one.",
     schema: { type: "string", enum: ["created", "replayed"] },
   },
   "X-Cache": {

@@ -75,13 +75,16 @@ const runSearch = async (
   endpoint: string,
 ) => {
   const a = auth(ctx);
-  const outcome = await deps.search.search(
-    a,
-    { ...request.input, includeMetadata },
-    endpoint,
-    (ctx.state as RequestState).requestId,
-    request.list,
-  );
+  const input = { ...request.input, includeMetadata };
+  const requestId = (ctx.state as RequestState).requestId;
+  // with an Idempotency-Key, a retry answers the first search's rows, charged once
+  let outcome: SearchOutcome;
+  if (ctx.request.headers["idempotency-key"] !== undefined) {
+    const keyed = idempotencyRequest(ctx.get("Idempotency-Key"), ctx.request.body);
+    const answered = await deps.search.keyedSearch(a, input, endpoint, keyed, requestId, request.list);
+    ctx.set("Idempotency-Status", answered.idempotency);
+    outcome = answered;
+  } else outcome = await deps.search.search(a, input, endpoint, requestId, request.list);
   // figures are free: rendered after the charge, from the rows already paid for
   const images = await searchFigureImages(outcome.rows, deps.figureImages, figures);
   setBillingHeaders(ctx, a, outcome.billing);
@@ -89,6 +92,18 @@ const runSearch = async (
   // ISO 8601, as the reference's clients parse it
   if (outcome.cachedUntil) ctx.set("X-Cache-Expires", outcome.cachedUntil.toISOString());
   ctx.body = searchBody(outcome, includeMetadata, images);
+};
+
+/** The Idempotency-Key of a paid search (/query, /{collection}). */
+const SEARCH_IDEMPOTENCY_KEY = {
+  name: "Idempotency-Key",
+  in: "header" as const,
+  required: false,
+  description:
+    "A repeat with the same key and body within 24 hours answers the first search's rows and queryId, charged once " +
+    "(Idempotency-Status: replayed); the same key while the first runs is 409 IDEMPOTENCY_KEY_IN_PROGRESS with " +
+    "Retry-After; with a different body 422 IDEMPOTENCY_KEY_REUSED. Keys are one namespace per organization.",
+  schema: { type: "string" },
 };
 
 /** A charged answer's charge stands once its response is written in full; without that the run refunds it. */
@@ -134,8 +149,9 @@ export const SEARCH_ROUTES = [
     description: DESCRIPTIONS.searchQuery,
     body: "SearchRequest",
     response: "SearchResponse",
-    headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires"],
-    errors: SEARCH_ERRORS,
+    headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires", "Idempotency-Status"],
+    errors: [...SEARCH_ERRORS, 409],
+    headerParameters: [SEARCH_IDEMPOTENCY_KEY],
     handler: async (ctx, deps) => {
       const body = parseOr422(queryBody, ctx.request.body);
       const figures = snakeFigureOptionsOf(body);
@@ -437,8 +453,9 @@ export const SEARCH_ROUTES = [
       "deprecated alias of `includeFigures`.",
     body: "CollectionSearchRequest",
     response: "SearchResponse",
-    headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires"],
-    errors: SEARCH_ERRORS,
+    headers: [...BILLING_HEADERS, ...RATE_LIMIT_HEADERS, "X-Cache-Expires", "Idempotency-Status"],
+    errors: [...SEARCH_ERRORS, 409],
+    headerParameters: [SEARCH_IDEMPOTENCY_KEY],
     handler: async (ctx, deps) => {
       const fixed = fixedPostNames().find((name) => name.toLowerCase() === ctx.params.collection!.toLowerCase());
       if (fixed)

@@ -14,7 +14,7 @@ import {
   type ServiceDeps,
 } from "./searchContext.js";
 import { gate, type Gated } from "./searchGate.js";
-import { search } from "./searchOperation.js";
+import { keyedSearch, search, type SearchIdempotency } from "./searchOperation.js";
 import { preview, type PreviewIdempotency } from "./previewOperation.js";
 import { refetch } from "./refetchOperation.js";
 
@@ -50,6 +50,16 @@ export function createSearchService(deps: ServiceDeps) {
       requestId?: string,
       list: ListRequest = {},
     ): Promise<SearchOutcome> => search(ctx, auth, request, endpoint, requestId, list),
+
+    /** A paid search with an Idempotency-Key: a repeat with the same key and body answers the first, charged once. */
+    keyedSearch: (
+      auth: AuthContext,
+      request: SearchRequestInput,
+      endpoint: string,
+      idempotency: SearchIdempotency,
+      requestId?: string,
+      list: ListRequest = {},
+    ) => keyedSearch(ctx, auth, request, endpoint, idempotency, requestId, list),
 
     /**
      * Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the
