@@ -376,6 +376,29 @@ describe("assisted search", () => {
     expect(res.body.error.code).toBe("INSUFFICIENT_CREDITS");
   }, 60_000);
 
+  it("tells an asynchronous run its balance could not pay for why it ended (402), where it was not found", async () => {
+    const { orgId, key } = await liveKey("0.000100");
+    const started = await assisted(key, {
+      collection: "scifact",
+      query: ANSWERABLE,
+      allowClarification: false,
+      limit: 5,
+      async: true,
+    });
+    expect(started.status).toBe(202);
+    const { queryId } = started.body as { queryId: string };
+    let ended: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 240 && (ended === undefined || ended.status === 200); i++) {
+      ended = await call("GET", `/api/v1/search/results/${queryId}`, { key });
+      if (ended.status === 200) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect([ended!.status, ended!.body.error?.code]).toEqual([402, "INSUFFICIENT_CREDITS"]);
+    expect(ended!.body.error.message).toMatch(/nothing was charged/);
+    expect(await ops.balanceOf(orgId)).toBe("0.000100");
+    // another key of another organization learns nothing of it
+    expect((await call("GET", `/api/v1/search/results/${queryId}`, { key: (await liveKey()).key })).status).toBe(404);
+  }, 180_000);
+
   it("replays an Idempotency-Key: the same answer, charged once", async () => {
     const { orgId, key } = await liveKey();
     const body = { collection: "scifact", query: ANSWERABLE, allowClarification: false, limit: 3 };

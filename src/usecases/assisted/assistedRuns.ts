@@ -239,8 +239,22 @@ export async function pendingRun(
         progress.clarificationExpiresAt === null ? null : new Date(progress.clarificationExpiresAt).toISOString(),
     };
   }
-  // ended without an answer (the clarification went unanswered): nothing to show
-  if (progress.phase === "done") return undefined;
+  if (progress.phase === "done") {
+    // ended without an answer: a run refused at its charge (the balance could not cover it) says why, as the call
+    // that waited for it would have; one whose clarification went unanswered has nothing to show
+    const handle = client.workflow.getHandle(assistedWorkflowId(queryId));
+    const state = await handle.describe().then(
+      (d) => d.status.name,
+      () => undefined,
+    );
+    if (state !== "FAILED") return undefined;
+    const failure = await handle.result().then(
+      () => undefined,
+      (err: unknown) => rejectionFrom(err),
+    );
+    if (failure && failure.code !== "SERVICE_UNAVAILABLE") throw failure;
+    return undefined;
+  }
   return {
     queryId,
     status: "running",
