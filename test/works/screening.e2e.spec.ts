@@ -276,6 +276,18 @@ describe.each(ENGINES)("screening and reaching works on the %s engine", (engine)
     }
     const ris = await exportOf("ris");
     expect(ris).toContain(`AN  - PMID:${CORRECTED_MEDLINE_PMID}\r\n`);
+    // one work by its id, as a file: the batch's entry for it
+    const one = await fetch(`${svc.baseUrl}/api/v1/works/${CORRECTED_OPENALEX}?format=ris`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect([one.status, one.headers.get("content-type")]).toEqual([
+      200,
+      "application/x-research-info-systems; charset=utf-8",
+    ]);
+    expect(await one.text()).toContain(`DO  - ${CORRECTED_OPENALEX}`);
+    const missing = await raw("/api/v1/works/10.9999/nowhere.1?format=ris", key);
+    expect([missing.status, missing.body.error.code]).toEqual([404, "WORK_NOT_FOUND"]);
+    expect((await raw(`/api/v1/works/${CORRECTED_OPENALEX}?format=xml`, key)).status).toBe(422);
     expect(ris).toMatch(/^N1 {2}- Integrity: retracted/m);
     expect(ris).not.toMatch(/^AB {2}-/m);
   });

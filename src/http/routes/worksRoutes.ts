@@ -126,9 +126,24 @@ export const WORKS_ROUTES = [
     operationId: "getWork",
     summary: "A work by DOI, PMID, PMCID, OpenAlex id or doc_id",
     description: DESCRIPTIONS.getWork,
-    response: "Work",
+    query: queryParameters(worksBatchQuery, {
+      format:
+        "Answer the work as a file: `bibtex`, `ris` or `csljson` (its keywords, MeSH headings and integrity note, " +
+        "as a batch exports it).",
+    }),
+    response: {
+      content: { "application/json": { schema: ref("Work") }, ...EXPORT_CONTENT },
+      description: "The work; with `format`, the file",
+    },
     headers: BILLING_HEADERS,
     errors: [401, 404, 422, 429, 503],
-    handler: (ctx, deps) => answerFree(ctx, deps.search, (a) => deps.works.get(a, restOfPathId(ctx))),
+    handler: async (ctx, deps) => {
+      const { format } = parseOr422(worksBatchQuery, ctx.query);
+      if (!format) return answerFree(ctx, deps.search, (a) => deps.works.get(a, restOfPathId(ctx)));
+      const a = keyAuth(ctx);
+      const entries = await deps.works.exportId(a, restOfPathId(ctx));
+      setBillingHeaders(ctx, a, deps.search.zeroBilling(a));
+      return sendExport(ctx, format, entries, "work");
+    },
   }),
 ];

@@ -7,7 +7,8 @@ import { addWork, seenWork } from "../../retrieval/rowSelection.js";
 import type { CachedRow } from "../../domain/resultRow.js";
 import { rowsByDocuments } from "./worksReads.js";
 import { admit, resolve, scopeOf, type WorksContext } from "./worksContext.js";
-import { exportExtrasOf, firstOfWork, syntheticWork } from "./workShapes.js";
+import { exportExtrasOf, firstOfWork, notFound, syntheticWork } from "./workShapes.js";
+import { Rejection } from "../../domain/rejection.js";
 
 /**
  * What an export adds to a work it may not sell: its keywords and MeSH headings, never its abstract, which is the text
@@ -29,6 +30,13 @@ export async function exportIds(ctx: WorksContext, auth: AuthContext, ids: reado
     if (!work || !firstOfWork(seen, work)) return [];
     return [exportWorkOf(work, unpaid(exportExtrasOf(rows)))];
   });
+}
+
+/** One work as an export entry (GET /works/{id}?format=…): 404 naming the spellings that would find it, as GET. */
+export async function exportId(ctx: WorksContext, auth: AuthContext, id: string): Promise<ExportWork[]> {
+  const entries = await exportIds(ctx, auth, [id]);
+  if (entries.length === 0) throw new Rejection("WORK_NOT_FOUND", notFound(id));
+  return entries;
 }
 
 /**

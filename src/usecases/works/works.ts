@@ -7,7 +7,7 @@ import type { WorkRow } from "./worksReads.js";
 import { admit, scopeOf, worksContextOf, worksOf } from "./worksContext.js";
 import { batchWorks, getWork } from "./workLookup.js";
 import { citedBy, references } from "./workGraph.js";
-import { exportIds, exportRows } from "./workExports.js";
+import { exportId, exportIds, exportRows } from "./workExports.js";
 import type { WorksDeps } from "./workShapes.js";
 import type { CachedRow } from "../../domain/resultRow.js";
 
@@ -33,6 +33,7 @@ export function createWorks(deps: WorksDeps) {
       references(ctx, auth, id, page),
     citedBy: (auth: AuthContext, id: string, page: { limit: number; cursor?: string }) => citedBy(ctx, auth, id, page),
     exportIds: (auth: AuthContext, ids: readonly string[]) => exportIds(ctx, auth, ids),
+    exportId: (auth: AuthContext, id: string) => exportId(ctx, auth, id),
     /** `paid`: the rows the key paid for (their works' abstracts are exported), see exportRows */
     exportRows: (stored: readonly CachedRow[], paid: ReadonlySet<string>) => exportRows(ctx, stored, paid),
     listing,
