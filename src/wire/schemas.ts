@@ -288,10 +288,10 @@ export const collectionSearchBody = strictBody({
 }).superRefine(oneOfQueryAndLike);
 
 // previews never deliver content, so they take the selection fields alone and reject anything else
-export const previewBody = z.strictObject(selectionFields).superRefine(oneOfQueryAndLike);
+export const previewBody = strictBody(selectionFields).superRefine(oneOfQueryAndLike);
 
 /** POST /assisted: a new assisted search. The query may be long (a case description); the rest is as on /query. */
-export const assistedBody = z.strictObject({
+export const assistedBody = strictBody({
   collection: selectionFields.collection,
   collections: selectionFields.collections,
   query: z
@@ -337,29 +337,25 @@ export const assistedAnswerBody = z.strictObject({
   includeMetadata: z.boolean().default(true),
 });
 
-export const unlockBody = z
-  .strictObject({
-    queryId: z.string().min(1).max(200),
-    resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional().meta({
+export const unlockBody = strictBody({
+  queryId: z.string().min(1).max(200),
+  resultIds: z.array(z.string().min(1).max(200)).max(30).nullable().optional().meta({
+    description:
+      "The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.",
+  }),
+  includeFigures: z
+    .boolean()
+    .optional()
+    .meta({
       description:
-        "The rows to unlock; omit or null to unlock every row of the preview. An id not in the preview is 422.",
+        "Figure images (base64) for every row unlocked under this queryId, earlier ones included; never " +
+        "changes the charge. Default false.",
     }),
-    includeFigures: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          "Figure images (base64) for every row unlocked under this queryId, earlier ones included; never " +
-          "changes the charge. Default false.",
-      }),
-    includeImages: z
-      .boolean()
-      .optional()
-      .meta({ description: "Deprecated alias of includeFigures.", deprecated: true }),
-    maxCost: maxCost("maxCost"),
-    // the image options of the re-fetch, honoured for the figures this call returns
-    ...imageFields,
-  })
+  includeImages: z.boolean().optional().meta({ description: "Deprecated alias of includeFigures.", deprecated: true }),
+  maxCost: maxCost("maxCost"),
+  // the image options of the re-fetch, honoured for the figures this call returns
+  ...imageFields,
+})
   // includeImages is the reference's deprecated alias: one field from here on
   .transform(({ includeImages, ...body }) => ({
     ...body,
@@ -534,7 +530,7 @@ export const notificationSettingsBody = z.strictObject({
 });
 
 /** POST /api/v1/alerts: a saved search whose new works are sent as `alert.matched` (alertRules.ts checks the rules). */
-export const alertBody = z.strictObject({
+export const alertBody = strictBody({
   query: z.string().min(1).max(1000, "query must be at most 1000 characters").describe("The search the alert watches."),
   collection: z.string().max(100).optional().describe("The collection it watches (or `collections`)."),
   collections: z

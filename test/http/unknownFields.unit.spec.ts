@@ -1,7 +1,16 @@
-// /query and /{collection} refuse fields they do not take (a paid search never drops an option silently), naming the
-// field and, for the other endpoint's spelling of one of theirs, the spelling they take; documented aliases still pass.
+// Paid and money-moving bodies (/query, /{collection}, /preview, /unlock, /assisted, /alerts) refuse fields they do not
+// take (an option is never dropped silently), naming the field and, for another endpoint's spelling of one of theirs,
+// the spelling they take; documented aliases still pass.
 import { describe, expect, it } from "vitest";
-import { collectionSearchBody, parseOr422, queryBody } from "../../src/wire/schemas.js";
+import {
+  alertBody,
+  assistedBody,
+  collectionSearchBody,
+  parseOr422,
+  previewBody,
+  queryBody,
+  unlockBody,
+} from "../../src/wire/schemas.js";
 import { ApiError } from "../../src/wire/errors.js";
 
 function refusal(schema: Parameters<typeof parseOr422>[0], body: unknown): ApiError {
@@ -31,6 +40,22 @@ describe("unknown body fields", () => {
     });
     expect(err.message).toBe("unknown field(s): includeImages, colour");
     expect(refusal(queryBody, { collection: "scifact", query: "x", maxCost: "1.00" }).message).toContain("maxCost");
+  });
+
+  it("/preview, /unlock, /assisted and /alerts name the spelling they take too", () => {
+    const hint = (schema: Parameters<typeof parseOr422>[0], body: unknown) => refusal(schema, body).message;
+    expect(hint(previewBody, { collection: "scifact", query: "x", minRelevance: 0.1 })).toBe(
+      "unknown field(s): minRelevance (this endpoint spells it min_relevance)",
+    );
+    expect(hint(unlockBody, { queryId: "q", max_cost: "1.00" })).toContain(
+      "max_cost (this endpoint spells it maxCost)",
+    );
+    expect(hint(assistedBody, { collection: "scifact", query: "x", max_cost: "1.00" })).toContain(
+      "max_cost (this endpoint spells it maxCost)",
+    );
+    expect(hint(alertBody, { collection: "scifact", query: "x", maxCostPerRun: "1.00" })).toContain(
+      "maxCostPerRun (this endpoint spells it max_cost_per_run)",
+    );
   });
 
   it("documented spellings and aliases stay accepted on both", () => {
