@@ -78,13 +78,12 @@ const runSearch = async (
   const input = { ...request.input, includeMetadata };
   const requestId = (ctx.state as RequestState).requestId;
   // with an Idempotency-Key, a retry answers the first search's rows, charged once
-  let outcome: SearchOutcome;
-  if (ctx.request.headers["idempotency-key"] !== undefined) {
-    const keyed = idempotencyRequest(ctx.get("Idempotency-Key"), ctx.request.body);
-    const answered = await deps.search.keyedSearch(a, input, endpoint, keyed, requestId, request.list);
-    ctx.set("Idempotency-Status", answered.idempotency);
-    outcome = answered;
-  } else outcome = await deps.search.search(a, input, endpoint, requestId, request.list);
+  const keyed =
+    ctx.request.headers["idempotency-key"] !== undefined
+      ? idempotencyRequest(ctx.get("Idempotency-Key"), ctx.request.body)
+      : undefined;
+  const outcome = await deps.search.search(a, input, endpoint, requestId, request.list, keyed);
+  if (outcome.idempotency) ctx.set("Idempotency-Status", outcome.idempotency);
   // figures are free: rendered after the charge, from the rows already paid for
   const images = await searchFigureImages(outcome.rows, deps.figureImages, figures);
   setBillingHeaders(ctx, a, outcome.billing);

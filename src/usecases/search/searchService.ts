@@ -49,17 +49,12 @@ export function createSearchService(deps: ServiceDeps) {
       endpoint: string,
       requestId?: string,
       list: ListRequest = {},
-    ): Promise<SearchOutcome> => search(ctx, auth, request, endpoint, requestId, list),
-
-    /** A paid search with an Idempotency-Key: a repeat with the same key and body answers the first, charged once. */
-    keyedSearch: (
-      auth: AuthContext,
-      request: SearchRequestInput,
-      endpoint: string,
-      idempotency: SearchIdempotency,
-      requestId?: string,
-      list: ListRequest = {},
-    ) => keyedSearch(ctx, auth, request, endpoint, idempotency, requestId, list),
+      /** an Idempotency-Key: a repeat with the same key and body answers the first search, charged once */
+      idempotency?: SearchIdempotency,
+    ): Promise<SearchOutcome & { idempotency?: "created" | "replayed" }> =>
+      idempotency
+        ? keyedSearch(ctx, auth, request, endpoint, idempotency, requestId, list)
+        : search(ctx, auth, request, endpoint, requestId, list),
 
     /**
      * Free: no charge, no quota, no trial query; its own hourly limit. An Idempotency-Key makes a retry return the
