@@ -860,6 +860,8 @@ describe("pages a customer reads", () => {
     expect(ris.text.match(/^TY {2}- /gm)).toHaveLength(
       new Set(search.body.results.map((r: { metadata: { doc_id: string } }) => r.metadata.doc_id)).size,
     );
+    // a paid search's rows: each entry carries its abstract
+    expect(ris.text.match(/^AB {2}- /gm)).toHaveLength(ris.text.match(/^TY {2}- /gm)!.length);
     expect((await owner.send("GET", `/dashboard/queries/q_of_someone_else/export?format=ris`)).status).toBe(404);
     expect((await owner.send("GET", `/dashboard/queries/${queryId}/export?format=pdf`)).status).toBe(422);
     // one money format: six decimals on the pages and in both CSVs

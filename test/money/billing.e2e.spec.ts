@@ -431,6 +431,9 @@ describe("paid search with an Idempotency-Key", () => {
     );
     const reused = await q(key, { ...SEARCH, limit: 2 }, idem);
     expect([reused.status, reused.body.error.code]).toEqual([422, "IDEMPOTENCY_KEY_REUSED"]);
+    // another key of the organization never reads the search through the key: refused, nothing charged
+    const sibling = await q((await ops.key(org.id)).key, SEARCH, idem);
+    expect([sibling.status, sibling.body.error.code]).toEqual([422, "IDEMPOTENCY_KEY_REUSED"]);
     // the first request died after its charge, before its key recorded the search: the retry that takes the
     // abandoned key over finds the charged search (its queryId comes from the key), and charges nothing again
     await m.superuser.query(

@@ -4,8 +4,7 @@
 import type { Queryable } from "../../eventstore/db.js";
 import { orgStream, type DomainEvent } from "../../domain/events.js";
 import { Rejection } from "../../domain/rejection.js";
-import { cachedUntil, freshness, loadQueryRecord } from "../search/queryCache.js";
-import type { CachedRow } from "../../domain/resultRow.js";
+import { cachedUntil, freshness, loadQueryRecord, type QueryRecord } from "../search/queryCache.js";
 import { NO_FILTER, passesQueryFilter, type QueryFilter } from "./recentQueryRules.js";
 
 type SearchChargedData = Extract<DomainEvent, { type: "SearchCharged" }>["data"];
@@ -165,16 +164,8 @@ export async function recentQueriesOf(
   return [...searches, ...previews].sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0)).slice(0, limit);
 }
 
-/**
- * The rows of one of the organization's searches, while it is kept (7 days), and those paid for (a search's all, a
- * preview's unlocked ones): what the export links download.
- */
-export async function queryRowsOf(
-  db: Queryable,
-  now: Date,
-  orgId: string,
-  queryId: string,
-): Promise<{ rows: CachedRow[]; paid: Set<string> }> {
+/** One of the organization's searches, while it is kept (7 days): what the export links download. */
+export async function keptQueryOf(db: Queryable, now: Date, orgId: string, queryId: string): Promise<QueryRecord> {
   const record = await loadQueryRecord(db, queryId);
   if (!record || record.orgId !== orgId) throw new Rejection("NOT_FOUND", `no search ${queryId} of this organization`);
   if (freshness(record, now) === "expired")
@@ -182,14 +173,7 @@ export async function queryRowsOf(
       "CACHED_RESULT_EXPIRED",
       `the search ${queryId} is older than 7 days: its results are no longer kept`,
     );
-  const rows = record.payload.rows;
-  if (record.kind !== "preview") return { rows, paid: new Set(rows.map((r) => r.id)) };
-  const unlocked = record.payload.synthetic
-    ? (record.sandboxUnlocked ?? [])
-    : (await db.query<{ result_id: string }>("SELECT result_id FROM proj_unlocks WHERE query_id = $1", [queryId])).map(
-        (r) => r.result_id,
-      );
-  return { rows, paid: new Set(unlocked) };
+  return record;
 }
 
 /** The organization and key of a kept search or preview; null when none is kept under that id. */

@@ -130,7 +130,7 @@ export const loadOwnRecord = (ctx: SearchContext, auth: AuthContext, queryId: st
  * The rows of a record its key may read in full: a search's all; a preview's those unlocked (a sandbox preview's kept
  * with it).
  */
-export async function unlockedFor(ctx: SearchContext, record: QueryRecord): Promise<Set<string>> {
+export async function unlockedFor(ctx: Pick<SearchContext, "accounts">, record: QueryRecord): Promise<Set<string>> {
   if (record.kind !== "preview") return new Set(record.payload.rows.map((r) => r.id));
   if (record.payload.synthetic) return sandboxUnlockedIds(record);
   return ctx.accounts.unlockedIds(record.queryId);
