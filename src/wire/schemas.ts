@@ -170,11 +170,6 @@ function refuseDisagreeingAliases(b: QueryOptions, ctx: z.RefinementCtx): void {
 /** A field name as written in either spelling: `image_quality`, `imageQuality` and `image-quality` are one. */
 const spellingOf = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
 
-/**
- * The refusal of unknown fields, naming each and, when it is a field of this endpoint in another endpoint's spelling
- * (`image_quality` on /{collection}), the spelling this one takes. The known fields are the schema's own, so a field
- * added to a schema is accepted and suggested without a second list.
- */
 /** The figure images a camelCase body asks for (includeFigures, or its deprecated includeImages alias), or null. */
 export function figureOptionsOf(body: {
   includeFigures?: boolean;
@@ -200,10 +195,27 @@ export function snakeFigureOptionsOf(body: {
     : null;
 }
 
+/** Names other search APIs give a field, by its spelling (spellingOf): what a client ported from one sends. */
+const OTHER_APIS_NAMES: Readonly<Record<string, string>> = {
+  maxresults: "limit",
+  numresults: "limit",
+  topk: "limit",
+  size: "limit",
+  q: "query",
+  filter: "filters",
+};
+
+/**
+ * The refusal of unknown fields, naming each and, when it is a field of this endpoint in another endpoint's spelling
+ * (`image_quality` on /{collection}) or another API's name for one (`max_results`, `top_k`), the field this one takes.
+ * The known fields are the schema's own, so a field added to a schema is accepted and suggested without a second list.
+ */
 function unknownFieldsMessage(keys: readonly string[], known: readonly string[]): string {
   const named = keys.slice(0, 10).map((key) => {
-    const meant = known.find((k) => spellingOf(k) === spellingOf(key));
-    return meant ? `${key} (this endpoint spells it ${meant})` : key;
+    const respelled = known.find((k) => spellingOf(k) === spellingOf(key));
+    if (respelled) return `${key} (this endpoint spells it ${respelled})`;
+    const other = known.find((k) => spellingOf(k) === OTHER_APIS_NAMES[spellingOf(key)]);
+    return other ? `${key} (this endpoint takes ${other})` : key;
   });
   return `unknown field(s): ${named.join(", ")}`;
 }

@@ -42,6 +42,19 @@ describe("unknown body fields", () => {
     expect(refusal(queryBody, { collection: "scifact", query: "x", maxCost: "1.00" }).message).toContain("maxCost");
   });
 
+  it("names the field this endpoint takes for another search API's name of it (max_results, top_k, filter)", () => {
+    const hint = (schema: Parameters<typeof parseOr422>[0], body: unknown) => refusal(schema, body).message;
+    expect(hint(assistedBody, { collections: ["scifact"], query: "x", max_results: 10 })).toBe(
+      "unknown field(s): max_results (this endpoint takes limit)",
+    );
+    expect(hint(queryBody, { collection: "scifact", query: "x", top_k: 5, filter: {} })).toBe(
+      "unknown field(s): top_k (this endpoint takes limit), filter (this endpoint takes filters)",
+    );
+    expect(hint(collectionSearchBody, { query: "x", q: "y", maxResults: 3 })).toBe(
+      "unknown field(s): q (this endpoint takes query), maxResults (this endpoint takes limit)",
+    );
+  });
+
   it("/preview, /unlock, /assisted and /alerts name the spelling they take too", () => {
     const hint = (schema: Parameters<typeof parseOr422>[0], body: unknown) => refusal(schema, body).message;
     expect(hint(previewBody, { collection: "scifact", query: "x", minRelevance: 0.1 })).toBe(
