@@ -108,6 +108,15 @@ export function jsonBody(
     if (ctx.method === "GET" || ctx.method === "HEAD" || ctx.method === "DELETE" || streamsBody(ctx)) return next();
     const declared = Number(ctx.get("Content-Length") || "0");
     if (declared > limitBytes) throw tooLarge();
+    const encoding = ctx.get("Content-Encoding").trim().toLowerCase();
+    if (encoding && encoding !== "identity") {
+      ctx.req.resume();
+      throw new ApiError(
+        422,
+        "VALIDATION_ERROR",
+        `request bodies are not accepted in Content-Encoding ${encoding}: send the body uncompressed`,
+      );
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let overflowed = false;

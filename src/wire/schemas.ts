@@ -862,13 +862,36 @@ export const dashboardExportQuery = z.strictObject({ format: exportFormat });
 export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const res = schema.safeParse(value ?? {});
   if (res.success) return res.data;
-  const problems = res.error.issues.slice(0, 5).map((i) => {
+  const issues = customerIssues(res.error.issues).slice(0, 5);
+  const problems = issues.map((i) => {
     const path = i.path.join(".");
     if (i.code === "unrecognized_keys")
       return i.message.startsWith("unknown field") ? i.message : `unknown field(s): ${i.keys.join(", ")}`;
     return path ? `${path}: ${i.message}` : i.message;
   });
   throw new ApiError(422, "VALIDATION_ERROR", problems.join("; "), {
-    issues: res.error.issues.slice(0, 5).map((i) => ({ path: i.path.join("."), message: i.message })),
+    issues: issues.map((i) => ({ path: i.path.join("."), message: i.message })),
   });
+}
+
+/**
+ * The validator's issues as a customer reads them: a body that is not an object is named so, and the validator's
+ * own bound on a whole number (2^53) is dropped where the field states its range in another issue (`limit: 1e308`).
+ */
+function customerIssues(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const pathOf = (i: z.core.$ZodIssue) => i.path.join(".");
+  return issues
+    .filter(
+      (i) =>
+        !(
+          (i.code === "too_big" || i.code === "too_small") &&
+          Math.abs(Number(i.code === "too_big" ? i.maximum : i.minimum)) === Number.MAX_SAFE_INTEGER &&
+          issues.some((other) => other !== i && pathOf(other) === pathOf(i))
+        ),
+    )
+    .map((i) =>
+      i.path.length === 0 && i.code === "invalid_type" && i.expected === "object"
+        ? { ...i, message: "the request body must be a JSON object of the documented fields" }
+        : i,
+    );
 }

@@ -1,6 +1,12 @@
-// The JSON body parser on its own: nesting bounded before parsing, text PostgreSQL cannot store refused with its path.
+// The JSON body parser on its own: nesting bounded before parsing, text PostgreSQL cannot store refused with its path,
+// a compressed body refused by name.
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import Koa from "koa";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { nestsDeeperThan, parseJsonBody } from "../../src/http/jsonBody.js";
+import { jsonBody, nestsDeeperThan, parseJsonBody } from "../../src/http/jsonBody.js";
+import { errorRenderer, requestIdentity } from "../../src/http/middleware.js";
 import { findTextDefect } from "../../src/http/requestText.js";
 import { ApiError } from "../../src/wire/errors.js";
 
@@ -84,5 +90,37 @@ describe("text the store cannot hold", () => {
   it("still reports malformed JSON as such", () => {
     expect(refusal('{"a": ').message).toMatch(/not valid JSON/);
     expect(parseJsonBody("  ")).toBeUndefined();
+  });
+});
+
+describe("a compressed body", () => {
+  it("is refused by name, asking for the body uncompressed, rather than read as text that is not UTF-8", async () => {
+    const app = new Koa();
+    app.use(requestIdentity(pino({ level: "silent" })));
+    app.use(errorRenderer());
+    app.use(jsonBody(1_000_000));
+    app.use((ctx) => void (ctx.body = { got: ctx.request.body }));
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const post = (headers: Record<string, string>, body: Buffer | string) =>
+        fetch(`http://127.0.0.1:${port}/`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", ...headers },
+          body,
+        });
+      const text = '{"query":"hair cortisol"}';
+      const refused = await post({ "Content-Encoding": "gzip" }, gzipSync(text));
+      expect(refused.status).toBe(422);
+      const { error } = (await refused.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("VALIDATION_ERROR");
+      expect(error.message).toBe("request bodies are not accepted in Content-Encoding gzip: send the body uncompressed");
+      const identity = await post({ "Content-Encoding": "identity" }, text);
+      expect(await identity.json()).toEqual({ got: { query: "hair cortisol" } });
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });

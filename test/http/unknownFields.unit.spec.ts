@@ -104,3 +104,12 @@ describe("the collections a body names", () => {
     expect(many.message).toContain("collections holds at most 5 entries");
   });
 });
+
+describe("refusals a customer reads", () => {
+  it("names a body that is not an object as such, and a whole number out of range by its field's range alone", () => {
+    expect(refusal(queryBody, [1, 2]).message).toBe("the request body must be a JSON object of the documented fields");
+    const huge = refusal(queryBody, { collection: "scifact", query: "hair cortisol", limit: 1e308 });
+    expect(huge.message).toBe("limit: limit must be between 1 and 30");
+    expect(huge.details).toEqual({ issues: [{ path: "limit", message: "limit must be between 1 and 30" }] });
+  });
+});
