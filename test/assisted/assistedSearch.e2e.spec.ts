@@ -128,6 +128,35 @@ describe("assisted search", () => {
     expect(view.body.trialUsed).toBe(0);
   }, 120_000);
 
+  it("verifies nothing for a question whose two subjects no document names together, and charges nothing", async () => {
+    // the slice holds an HIV treatment study and studies of type 2 diabetes, a blood-pressure trial and a tuberculosis
+    // trial, none naming both subjects: before the verdict asked a row for both, each question verified and charged
+    // one of them (the diabetes review for antiretroviral therapy, the blood-pressure trial for tuberculosis)
+    const { orgId, key } = await liveKey();
+    const before = await ops.balanceOf(orgId);
+    for (const query of [
+      "Does antiretroviral therapy reduce the risk of type 2 diabetes?",
+      "Does lowering blood pressure reduce the risk of tuberculosis?",
+    ]) {
+      const res = await assisted(key, { collection: "scifact", query, allowClarification: false });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect([res.body.status, res.body.results, res.body.billing], query).toEqual([
+        "no_relevant_results",
+        [],
+        { chargedResults: 0, tokensCharged: 0 },
+      ]);
+    }
+    expect(await ops.balanceOf(orgId)).toBe(before);
+    // a question whose subjects a document names together still answers with it
+    const held = await assisted(key, {
+      collection: "scifact",
+      query: "Is obesity associated with insulin resistance?",
+      allowClarification: false,
+    });
+    expect(held.body.status, JSON.stringify(held.body)).toBe("results");
+    expect(held.body.results[0].metadata.doc_id).toBe("120626");
+  }, 120_000);
+
   it("asks about a vague query, charges nothing, and the same run resumes with the answer", async () => {
     const { orgId, key } = await liveKey();
     const before = await ops.balanceOf(orgId);

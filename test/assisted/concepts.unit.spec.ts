@@ -9,6 +9,7 @@ import {
   mentionOf,
   namesConcept,
   sentencesText,
+  subjectConcepts,
   type ConceptText,
 } from "../../src/reasoner/builtin/concepts.js";
 
@@ -37,6 +38,23 @@ describe("conceptOf and centralConcept", () => {
     // a quantity names no concept
     expect(centralConcept(["5 million", "UK", "PrP positivity"])).toBe("PrP positivity");
     expect(centralConcept([])).toBeNull();
+  });
+});
+
+describe("subjectConcepts", () => {
+  it("are the concepts less those naming only who was studied or what is asked", () => {
+    expect(subjectConcepts(vitaminD)).toEqual(["vitamin D", "fracture"]);
+    expect(subjectConcepts(["metformin", "prevention", "hearing loss"])).toEqual(["metformin", "hearing loss"]);
+    expect(subjectConcepts(["tamoxifen", "incidence", "dementia", "adults"])).toEqual(["tamoxifen", "dementia"]);
+    expect(subjectConcepts(["pharmacokinetics", "emicizumab", "postmenopausal women"])).toEqual(["emicizumab"]);
+    // a population with a condition is a subject
+    expect(subjectConcepts(["women with breast cancer"])).toEqual(["women with breast cancer"]);
+  });
+
+  it("are counted in a row as the verdict counts them: fractures in older adults name one of vitamin D's two", () => {
+    const named = (text: ConceptText) => subjectConcepts(vitaminD).filter((c) => namesConcept(c, text)).length;
+    expect(named(alendronate)).toBe(1);
+    expect(named(cholecalciferol)).toBe(2);
   });
 });
 

@@ -18,6 +18,8 @@ const call: CallEvidence = {
   namesCentral: [true, true, false, true],
   centralOnlyGivenToAll: [false, false, false, false],
   conceptShare: [1, 0.5, 0.5, 0],
+  subjectsNamed: [2, 1, 1, 0],
+  subjectCount: 2,
 };
 const input = (row: number[], name: (typeof SCALE_INPUTS)[number]) => row[SCALE_INPUTS.indexOf(name)]!;
 
@@ -51,7 +53,14 @@ describe("scaleProbabilities", () => {
 
 describe("verifiedOnScale", () => {
   const probabilities = [0.8, 0.4, 0.7, 0.1];
-  const rule = { floor: 0.3, gate: 0.155, central: "anywhere" as const, checkCut: 0.6, literatureEvidence: 0.065 };
+  const rule = {
+    floor: 0.3,
+    gate: 0.155,
+    central: "anywhere" as const,
+    leastConcepts: { check: 0, literature: 0 },
+    checkCut: 0.6,
+    literatureEvidence: 0.065,
+  };
 
   it("verifies a literature row at or above the floor when it names the central concept", () => {
     expect(verifiedOnScale(rule, "literature", call, probabilities)).toEqual([true, true, false, false]);
@@ -67,6 +76,23 @@ describe("verifiedOnScale", () => {
     // the cut: 0.6 of the best score 0.6 is 0.36; 0.3 is under it; the best names nothing central here
     const unread = { ...call, namesCentral: [false, true, false, true] };
     expect(verifiedOnScale(rule, "check", unread, probabilities)).toEqual([true, false, true, false]);
+  });
+
+  it("verifies only the rows that name as many of the request's concepts as the scale asks of its kind", () => {
+    // a names both subject concepts; b and c one (a study of metformin in diabetes, or of statins and fractures in
+    // older adults, asked whether metformin reduces fracture risk in older adults); d none
+    const two = { ...rule, central: "not required" as const, floor: 0.05, leastConcepts: { check: 2, literature: 2 } };
+    expect(verifiedOnScale(two, "literature", call, probabilities)).toEqual([true, false, false, false]);
+    expect(
+      verifiedOnScale({ ...two, leastConcepts: { check: 2, literature: 0 } }, "literature", call, probabilities),
+    ).toEqual([true, true, true, false]);
+    // never more than the request names: a request of one concept asks one
+    const single = { ...call, subjectsNamed: [1, 1, 1, 0], subjectCount: 1 };
+    expect(verifiedOnScale(two, "literature", single, probabilities)).toEqual([true, true, true, false]);
+    // a request to check too, after its cut (0.6 of the best 0.6): b (0.3) is under it, c names one concept
+    expect(
+      verifiedOnScale(two, "check", { ...call, namesCentral: [false, false, false, false] }, probabilities),
+    ).toEqual([true, false, false, false]);
   });
 
   it("asks a request to check's rows for the central concept when the call's best row names it", () => {

@@ -115,7 +115,9 @@ describe("a compressed body", () => {
       expect(refused.status).toBe(422);
       const { error } = (await refused.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe("VALIDATION_ERROR");
-      expect(error.message).toBe("request bodies are not accepted in Content-Encoding gzip: send the body uncompressed");
+      expect(error.message).toBe(
+        "request bodies are not accepted in Content-Encoding gzip: send the body uncompressed",
+      );
       const identity = await post({ "Content-Encoding": "identity" }, text);
       expect(await identity.json()).toEqual({ got: { query: "hair cortisol" } });
     } finally {

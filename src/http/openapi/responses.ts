@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { SORT_ORDERS } from "../../usecases/search/sortOrder.js";
 import { STATUS_OF } from "../../domain/errorCodes.js";
+import { DEFAULT_VERDICT_SCALE } from "../../reasoner/builtin/verdictScale.js";
 import type { Discovery as DomainDiscovery } from "../../usecases/catalogue/discovery.js";
 import type { CollectionListing } from "../../usecases/catalogue/collectionsList.js";
 import type { FilterWarning as DomainFilterWarning } from "../../filters/warnings.js";
@@ -286,7 +287,8 @@ const AssistedRelevance = z.object({
   judgeScore: z.number().meta({
     description:
       "Calibrated probability (0..1) that the row addresses the request, one scale for claims, questions, keywords " +
-      "and topics. Rows under the published floor (0.15) are never delivered or charged.",
+      `and topics. Rows under the published floor (${DEFAULT_VERDICT_SCALE.floor.toFixed(2)}) are never delivered or ` +
+      "charged.",
   }),
   matchedTerms: z.array(z.string()).meta({
     description:

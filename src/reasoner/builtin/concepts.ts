@@ -344,6 +344,41 @@ export function mentionOf(concept: string, text: ConceptText, share = 0.5): "nam
   return naming.every((i) => EVERY_ARM_RECEIVED.test(text.written[i]!)) ? "background" : "named";
 }
 
+/** Words that name who was studied, not what: a concept of only these is a population ("older adults"). */
+const POPULATION_WORDS: ReadonlySet<string> = new Set(
+  (
+    "adult adults older old elderly aged age young middle-aged child children infant infants newborn newborns " +
+    "neonate neonates adolescent adolescents teenager teenagers women woman men man male males female females " +
+    "people persons person individuals subjects participants patient patients population populations pregnant " +
+    "postmenopausal premenopausal healthy volunteers community-dwelling humans human"
+  ).split(" "),
+);
+
+/** Words that name what is asked of a subject, not a subject ("prevention" of "the prevention of stroke"). */
+const ASKING_WORDS: ReadonlySet<string> = new Set([
+  "prevention",
+  "preventing",
+  "effect",
+  "effects",
+  "outcome",
+  "outcomes",
+]);
+
+/**
+ * The request's subject concepts: its entities' concepts less those that name only a population ("older adults") or
+ * what is asked ("prevention", "efficacy"). "Does metformin reduce fracture risk in older adults?" has two: metformin
+ * and fracture; a row that names fractures in older adults names one of them.
+ */
+export function subjectConcepts(entities: readonly string[]): string[] {
+  const only = (words: ReadonlySet<string>, concept: string) =>
+    concept.split(/\s+/).every((w) => words.has(w.toLowerCase()));
+  return entities
+    .map(conceptOf)
+    .filter(
+      (c): c is string => c !== null && !only(POPULATION_WORDS, c) && !only(ASKING_WORDS, c) && !only(ASPECT_WORDS, c),
+    );
+}
+
 /**
  * The request's central concept: that of its first entity which has a unit to match, an aspect asked about
  * ("pharmacokinetics" of "the pharmacokinetics of emicizumab") passed over.

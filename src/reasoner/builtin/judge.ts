@@ -12,6 +12,7 @@ import { YES_NO_QUESTION } from "./vocabulary.js";
 import {
   centralConcept,
   conceptOf,
+  subjectConcepts,
   conceptText,
   matchedConcepts,
   mentionOf,
@@ -296,6 +297,7 @@ export function callEvidence(
 ): CallEvidence {
   const concept = centralConcept(entities);
   const concepts = entities.map(conceptOf).filter((c): c is string => c !== null);
+  const subjects = subjectConcepts(entities);
   const mentions = candidates.map((candidate, i) => {
     if (concept === null) return "named";
     const where = central === "about" ? sentencesText([candidate.title ?? "", bestSentences[i] ?? ""]) : texts[i]!;
@@ -310,6 +312,8 @@ export function callEvidence(
     namesCentral: mentions.map((m) => m === "named"),
     centralOnlyGivenToAll: mentions.map((m) => m === "background"),
     conceptShare,
+    subjectsNamed: texts.map((text) => subjects.filter((c) => namesConcept(c, text)).length),
+    subjectCount: subjects.length,
   };
 }
 

@@ -51,6 +51,12 @@ export interface VerdictScale {
    */
   central: "about" | "anywhere" | "not required";
   /**
+   * how many of the request's subject concepts (not a population, not what is asked: concepts.ts subjectConcepts) a
+   * verified row names, by kind, never more than the request has: 2 keeps a study of metformin in diabetes, or of
+   * statins and fractures in older adults, from answering "Does metformin reduce fracture risk in older adults?"
+   */
+  leastConcepts: Record<RequestKind, number>;
+  /**
    * a request to check keeps only the rows whose evidence score is at least this share of the call's best: one or two
    * documents settle a statement, and the few near the best are they (0: no cut)
    */
@@ -63,6 +69,7 @@ export const DEFAULT_VERDICT_SCALE: VerdictScale = {
   models: scale.models as Record<RequestKind, ScaleModel>,
   floor: scale.floor,
   central: scale.central as VerdictScale["central"],
+  leastConcepts: scale.leastConcepts as Record<RequestKind, number>,
   checkCut: scale.checkCut,
   literatureEvidence: scale.literatureEvidence,
 };
@@ -85,6 +92,10 @@ export interface CallEvidence {
   centralOnlyGivenToAll: readonly boolean[];
   /** the share of the request's entities each candidate names */
   conceptShare: readonly number[];
+  /** how many of the request's subject concepts (concepts.ts subjectConcepts) each candidate names */
+  subjectsNamed: readonly number[];
+  /** how many subject concepts the request names */
+  subjectCount: number;
 }
 
 const logit = (p: number): number => {
@@ -132,12 +143,15 @@ export function scaleProbabilities(model: ScaleModel, call: CallEvidence): numbe
 /**
  * Verified: the call answers (its best evidence score reaches the judge's threshold, `gate`), a row of a request for
  * literature names the request's central concept where the scale requires it, a row of a request to check names it
- * when the call's best row does, no row names it only as what every participant received, its probability on the
+ * when the call's best row does, it names as many of the request's subject concepts as
+ * the scale asks of its kind, no row names it only as what every participant received, its probability on the
  * scale reaches the floor, and, for a request to check, its own evidence score reaches the gate and is within the cut
  * of the call's best.
  */
 export function verifiedOnScale(
-  rule: Pick<VerdictScale, "floor" | "central" | "checkCut" | "literatureEvidence"> & { gate: number },
+  rule: Pick<VerdictScale, "floor" | "central" | "leastConcepts" | "checkCut" | "literatureEvidence"> & {
+    gate: number;
+  },
   kind: RequestKind,
   call: CallEvidence,
   probabilities: readonly number[],
@@ -150,12 +164,14 @@ export function verifiedOnScale(
   // "4-phenylbutyrate") and the evidence alone decides
   const centralNeeded =
     kind === "check" ? call.namesCentral[call.scores.indexOf(best)] === true : rule.central !== "not required";
+  const leastNamed = Math.min(rule.leastConcepts[kind], call.subjectCount);
   return probabilities.map(
     (p, i) =>
       best >= rule.gate &&
       call.scores[i]! >= cut &&
       (!centralNeeded || call.namesCentral[i]!) &&
       !call.centralOnlyGivenToAll[i]! &&
+      call.subjectsNamed[i]! >= leastNamed &&
       p >= rule.floor,
   );
 }
