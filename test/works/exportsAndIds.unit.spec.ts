@@ -186,6 +186,22 @@ describe("exports for screening", () => {
     expect(cslOf({ ...base, integrity: null }).note).toBeUndefined();
   });
 
+  it("links a notice known by its PMID alone (a MEDLINE erratum) to PubMed, and one known by neither not at all", () => {
+    const medline: ExportWork = {
+      ...base,
+      integrity: {
+        status: "corrected",
+        notices: [
+          { type: "erratum", doi: null, pmid: "27012345", date: null, source: "medline" },
+          { type: "correction", doi: null, pmid: null, date: "2019-02-03", source: "openalex" },
+        ],
+      },
+    };
+    expect(cslOf(medline).note).toBe(
+      "Integrity: corrected; notices: erratum https://pubmed.ncbi.nlm.nih.gov/27012345/; correction (2019-02-03).",
+    );
+  });
+
   it("writes BibTeX that both parsers read whole: every entry, authors escaped and 'and' protected", () => {
     const bib = exportWorks("bibtex", all);
     // braces balance in every entry, so a parser that counts them (BibTeX itself, bibtexparser) loses none

@@ -139,9 +139,10 @@ function entryKey(w: ExportWork, used: Set<string>): string {
 function integrityNote(integrity: Integrity | null): string | null {
   if (!integrity || integrity.status === "none") return null;
   const status = integrity.status.replace(/_/g, " ");
-  const notices = integrity.notices.map(
-    (n) => `${n.type.replace(/_/g, " ")}${n.doi ? ` https://doi.org/${n.doi}` : ""}${n.date ? ` (${n.date})` : ""}`,
-  );
+  // a notice is linked by its DOI, else by its PMID (a MEDLINE erratum is often known by its PMID alone)
+  const link = (n: Integrity["notices"][number]) =>
+    n.doi ? ` https://doi.org/${n.doi}` : n.pmid ? ` https://pubmed.ncbi.nlm.nih.gov/${n.pmid}/` : "";
+  const notices = integrity.notices.map((n) => `${n.type.replace(/_/g, " ")}${link(n)}${n.date ? ` (${n.date})` : ""}`);
   return `Integrity: ${status}${notices.length > 0 ? `; notices: ${notices.join("; ")}` : ""}.`;
 }
 
