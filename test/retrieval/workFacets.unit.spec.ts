@@ -101,11 +101,18 @@ describe("the embedded engine's per-work facet table", () => {
     expect(journals).not.toContain(" Stress ");
   });
 
-  it("declines (null: the works are listed) when two documents share a DOI or one has no first chunk", () => {
+  it("declines (null: the works are listed) when two documents share a DOI or a PMID, or one has no first chunk", () => {
     const shared = documents(3)
       .flat()
       .map((m) => ({ metadata: { ...m, doi: "10.1/SAME" } }));
     expect(countWorkFacets(buildWorkFacetTable(shared), undefined, ["journal"], 5)).toBeNull();
+    // two records of one paper known by its PMID alone (no DOI): one work, as a listing counts it
+    const samePmid = documents(3)
+      .flat()
+      .map(({ doi: _doi, ...m }) => ({ metadata: { ...m, pmid: m.doc_id === "d0002" ? "999" : "123" } }));
+    expect(countWorkFacets(buildWorkFacetTable(samePmid), undefined, ["journal"], 5)).toBeNull();
+    const ownPmids = samePmid.map(({ metadata }) => ({ metadata: { ...metadata, pmid: String(metadata.doc_id) } }));
+    expect(countWorkFacets(buildWorkFacetTable(ownPmids), undefined, ["journal"], 5)).not.toBeNull();
     const headless = documents(3)
       .flat()
       .filter((m) => !(m.doc_id === "d0001" && m.chunk_index === 0));
@@ -187,11 +194,12 @@ describe("the OpenSearch facets aggregation", () => {
     );
   });
 
-  it("answers buckets in code-unit order of ties, the journal's smallest ISSN, and null for a DOI two share", () => {
-    const response = (shared: number) => ({
+  it("answers buckets in code-unit order of ties, the journal's smallest ISSN, and null for a DOI or PMID two share", () => {
+    const response = (shared: number, sharedPmid = 0) => ({
       hits: { total: { value: 9 } },
       aggregations: {
         shared_doi: { buckets: Array.from({ length: shared }, () => ({ key: "10.1/x", doc_count: 2 })) },
+        shared_pmid: { buckets: Array.from({ length: sharedPmid }, () => ({ key: "123", doc_count: 2 })) },
         journal: {
           buckets: [
             { key: "\uE000x", doc_count: 3, issn: { buckets: [{ key: "1000-0001" }] } },
@@ -211,6 +219,7 @@ describe("the OpenSearch facets aggregation", () => {
       },
     });
     expect(facetCountsOf(response(1), ["journal"], 2)).toBeNull();
+    expect(facetCountsOf(response(0, 1), ["journal"], 2)).toBeNull();
   });
 });
 

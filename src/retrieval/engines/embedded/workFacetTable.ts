@@ -33,7 +33,7 @@ interface WorkFacetTable {
   heads: Int32Array;
   /**
    * false when counting first chunks would not count each work once: a document without a first chunk, or two
-   * documents sharing a DOI (one work, which works/facets counts once)
+   * documents sharing a DOI or a PMID (one work, which works/facets counts once)
    */
   exact: boolean;
   columns: Record<EngineFacet, Column>;
@@ -63,18 +63,21 @@ function interned(values: string[][]): Column {
 export function buildWorkFacetTable(chunks: ReadonlyArray<{ metadata: ChunkMetadata }>): WorkFacetTable {
   const heads: number[] = [];
   const documents = new Set<string>();
-  const dois = new Set<string>();
+  const ids = new Set<string>();
   let exact = true;
   for (let ordinal = 0; ordinal < chunks.length; ordinal++) {
     const m = chunks[ordinal]!.metadata;
     documents.add(String(m.doc_id));
     if (m.chunk_index !== 0) continue;
     heads.push(ordinal);
-    const doi = m.doi;
-    if (typeof doi === "string" && doi !== "") {
-      const key = doi.toLowerCase();
-      if (dois.has(key)) exact = false;
-      dois.add(key);
+    for (const [field, value] of [
+      ["doi", m.doi],
+      ["pmid", m.pmid],
+    ] as const) {
+      if (typeof value !== "string" || value === "") continue;
+      const key = `${field}:${value.toLowerCase()}`;
+      if (ids.has(key)) exact = false;
+      ids.add(key);
     }
   }
   if (documents.size !== heads.length) exact = false;

@@ -20,8 +20,12 @@ import type { SearchEngine } from "../../port.js";
 import type { Transport } from "./transport.js";
 import { isDocumentLevelFilter } from "../../workFacetValues.js";
 
-/** the aggregation telling whether two counted documents share a DOI (then they are one work: counted in Node) */
+/**
+ * the aggregations telling whether two counted documents share a DOI or a PMID (then they are one work: counted in
+ * Node, which joins documents by either: rowSelection.ts workKeysOf)
+ */
 const SHARED_DOI = "shared_doi";
+const SHARED_PMID = "shared_pmid";
 /** the aggregation counting works two of whose author entries share an id or an ORCID (then counted in Node) */
 const SAME_PERSON = "author_same_person";
 /**
@@ -44,6 +48,7 @@ export function facetAggregationBody(
 ): Record<string, unknown> {
   const aggs: Record<string, unknown> = {
     [SHARED_DOI]: { terms: { field: `${FIELD.metadata}.doi`, min_doc_count: 2, size: 1 } },
+    [SHARED_PMID]: { terms: { field: `${FIELD.metadata}.pmid`, min_doc_count: 2, size: 1 } },
   };
   for (const facet of facets) {
     const terms = { field: `${FIELD.workFacets}.${facet}`, size: facet === "author" ? MAX_AUTHOR_ENTRIES : limit + 1 };
@@ -112,13 +117,16 @@ function countedWorksBody(
   };
 }
 
-/** The counts, or null when two counted documents share a DOI (one work the caller counts once by listing them). */
+/**
+ * The counts, or null when two counted documents share a DOI or a PMID (one work the caller counts once by listing
+ * them).
+ */
 export function facetCountsOf(
   body: FacetAggregationResponse,
   facets: readonly EngineFacet[],
   limit: number,
 ): EngineFacetCounts | null {
-  if ((body.aggregations[SHARED_DOI]?.buckets.length ?? 0) > 0) return null;
+  if ([SHARED_DOI, SHARED_PMID].some((name) => (body.aggregations[name]?.buckets.length ?? 0) > 0)) return null;
   const out: EngineFacetCounts = { total: body.hits.total.value, facets: {} };
   for (const facet of facets) {
     if (facet === "author") {
