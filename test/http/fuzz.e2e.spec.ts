@@ -234,6 +234,9 @@ const ROUTES: Route[] = [
   { method: "GET", path: "/admin/v1/ingestions/:ingestionId", door: "admin" },
   // no such ingestion: 404, nothing cancelled
   { method: "POST", path: "/admin/v1/ingestions/:ingestionId/cancel", door: "admin", body: () => ({}) },
+  { method: "GET", path: "/admin/v1/uploads", door: "admin" },
+  // no such upload (or a name no upload takes): 404 or 422, nothing deleted
+  { method: "DELETE", path: "/admin/v1/uploads/:name", door: "admin" },
   // an upload stores its body (any bytes) under the test data root's uploads/, named by a plain file name or refused
   {
     method: "PUT",

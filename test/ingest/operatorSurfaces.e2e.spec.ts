@@ -317,6 +317,40 @@ describe("operator surfaces", () => {
     });
   });
 
+  it("lists uploads and deletes one by name: never while an ingestion reads it, naming who names it", async () => {
+    const text = jsonl(NOTES);
+    expect((await upload("dunes-delete.jsonl", text)).status).toBe(201);
+    const listed = await call("GET", "/admin/v1/uploads", { admin });
+    expect(listed.status).toBe(200);
+    const entry = listed.body.uploads.find((u: { name: string }) => u.name === "dunes-delete.jsonl");
+    expect(entry).toMatchObject({ file: "uploads/dunes-delete.jsonl", bytes: Buffer.byteLength(text) });
+    expect(Date.parse(entry.storedAt)).toBeGreaterThan(Date.now() - 60_000);
+    expect(listed.body.count).toBe(listed.body.uploads.length);
+    // its definition's first ingestion reads it as it starts: the file stays until that ends
+    const created = await define(definition("dune-deleted", ["uploads/dunes-delete.jsonl"]));
+    expect(created.status).toBe(201);
+    const busy = await call("DELETE", "/admin/v1/uploads/dunes-delete.jsonl", { admin });
+    expect([busy.status, busy.body.error.code]).toEqual([409, "CONFLICT"]);
+    expect(busy.body.error.message).toContain("running ingestion of dune-deleted");
+    expect(existsSync(join(dataRoot, "uploads", "dunes-delete.jsonl"))).toBe(true);
+    expect(await untilIngested(call, admin, created.body.ingestionId)).toMatchObject({ state: "completed" });
+    const deleted = await call("DELETE", "/admin/v1/uploads/dunes-delete.jsonl", { admin });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toMatchObject({ name: "dunes-delete.jsonl", namedBy: ["dune-deleted"] });
+    expect(existsSync(join(dataRoot, "uploads", "dunes-delete.jsonl"))).toBe(false);
+    // once gone: 404; a name no upload takes: 422; a key, not the operator token: 401
+    expect((await call("DELETE", "/admin/v1/uploads/dunes-delete.jsonl", { admin })).status).toBe(404);
+    expect((await call("DELETE", "/admin/v1/uploads/a..b", { admin })).status).toBe(422);
+    expect((await call("DELETE", "/admin/v1/uploads/dunes-upload.jsonl", { key })).status).toBe(401);
+    expect((await call("GET", "/admin/v1/uploads", { key })).status).toBe(401);
+    // what the collection holds stays searchable
+    const search = await call("POST", "/api/v1/search/query", {
+      key,
+      body: { collection: "dune-deleted", query: "marram grass dunes", limit: 3 },
+    });
+    expect([search.status, search.body.results.length > 0]).toEqual([200, true]);
+  });
+
   it("refuses bad upload names, bodies over the limit (leaving nothing), callers without operator token", async () => {
     for (const name of [".hidden", "a..b", "-dash", "with%20space", "x".repeat(129)]) {
       const res = await upload(name, "x");

@@ -101,7 +101,7 @@ describe("the embedded engine's per-work facet table", () => {
     expect(journals).not.toContain(" Stress ");
   });
 
-  it("declines (null: the works are listed) when two documents share a DOI or a PMID, or one has no first chunk", () => {
+  it("declines (null: the works are listed) when two documents share a DOI or PMID, or one lacks a first chunk", () => {
     const shared = documents(3)
       .flat()
       .map((m) => ({ metadata: { ...m, doi: "10.1/SAME" } }));
@@ -194,7 +194,7 @@ describe("the OpenSearch facets aggregation", () => {
     );
   });
 
-  it("answers buckets in code-unit order of ties, the journal's smallest ISSN, and null for a DOI or PMID two share", () => {
+  it("answers buckets in code-unit order of ties, the smallest ISSN, and null for a DOI or PMID two share", () => {
     const response = (shared: number, sharedPmid = 0) => ({
       hits: { total: { value: 9 } },
       aggregations: {

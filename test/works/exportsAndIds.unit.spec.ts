@@ -186,7 +186,7 @@ describe("exports for screening", () => {
     expect(cslOf({ ...base, integrity: null }).note).toBeUndefined();
   });
 
-  it("links a notice known by its PMID alone (a MEDLINE erratum) to PubMed, and one known by neither not at all", () => {
+  it("links a notice known by its PMID alone (a MEDLINE erratum) to PubMed, one known by neither not at all", () => {
     const medline: ExportWork = {
       ...base,
       integrity: {

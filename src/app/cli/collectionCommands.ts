@@ -130,6 +130,14 @@ export function collectionCommands({
       print({ file });
       return 0;
     },
+    "uploads list": async () => {
+      print(await ops.listUploads());
+      return 0;
+    },
+    "uploads delete": async () => {
+      print(await ops.deleteUpload(rest[0]!));
+      return 0;
+    },
     "retractions load": async () => {
       if (rest.length === 0) throw new Error("usage: retractions load FILE...");
       print(await ops.loadRetractions(!remote && config ? dataRootNames(rest, callerDir, config.dataRoot) : rest));

@@ -68,6 +68,9 @@ const USAGE = `usage: litsearch <command> [options]
                                            file's name), for a collection definition or an ingestion to name; with
                                            --url, collection add and collection ingest upload their local files
                                            themselves
+  uploads list                             the files uploaded to the server's data root, with size and time stored
+  uploads delete NAME                      delete an upload (refused while a running ingestion reads it); names the
+                                           collections whose definitions still name it
   webhook list ORG_ID                      the organization's webhook endpoints (the running service's;
                                            docs/webhooks.md)
   webhook create ORG_ID URL --events a,b [--description TEXT]
@@ -161,6 +164,8 @@ const ARGUMENTS: Record<string, string[]> = {
   "ingestion show": ["INGESTION_ID"],
   "ingestion cancel": ["INGESTION_ID"],
   upload: ["FILE"],
+  "uploads list": [],
+  "uploads delete": ["NAME"],
   "webhook list": ["ORG_ID"],
   "webhook create": ["ORG_ID", "URL"],
   "webhook delete": ["ORG_ID", "ENDPOINT_ID"],

@@ -198,6 +198,8 @@ const collectionCalls = (call: AdminCall, remote: Remote) =>
     ingestion: (ingestionId) => call("GET", `/ingestions/${encodeURIComponent(ingestionId)}`) as never,
     cancelIngestion: (ingestionId) => call("POST", `/ingestions/${encodeURIComponent(ingestionId)}/cancel`) as never,
     upload: (name, body, declaredBytes) => upload(remote, name, body, declaredBytes),
+    listUploads: () => call("GET", "/uploads") as never,
+    deleteUpload: (name) => call("DELETE", `/uploads/${encodeURIComponent(name)}`) as never,
   }) satisfies Partial<CliOperations>;
 
 /** Alerts and webhooks. */

@@ -173,6 +173,8 @@ export const NAMED_SCHEMAS = {
   IngestionStarted: operator.IngestionStarted,
   IngestionStatus: operator.IngestionStatus,
   StoredUpload: operator.StoredUpload,
+  UploadList: operator.UploadList,
+  DeletedUpload: operator.DeletedUpload,
   TooManyRequestsFromAddress: responses.TooManyRequestsFromAddress,
   WorksBatchRequest: worksBatchBody,
   Integrity: responses.Integrity,

@@ -255,6 +255,21 @@ export const StoredUpload = z.object({
   sha256: z.string().meta({ description: "Hex SHA-256 of the bytes stored; compare it with your own." }),
 });
 
+const UploadEntry = z.object({
+  name: z.string(),
+  file: z.string().meta({ description: "`uploads/<name>`, as a collection definition or an ingestion names it." }),
+  bytes: z.number().int(),
+  storedAt: z.string().meta({ description: "When it was last stored (ISO 8601)." }),
+});
+
+export const UploadList = z.object({ uploads: z.array(UploadEntry), count: z.number().int() });
+
+export const DeletedUpload = UploadEntry.extend({
+  namedBy: z.array(z.string()).meta({
+    description: "The collections whose definitions still name the file: their next ingestion from it needs it again.",
+  }),
+});
+
 const CollectionDefinitionFields = {
   name: z.string(),
   displayName: z.string(),
@@ -363,4 +378,6 @@ export type OperatorSchemasFitOperations = [
   Fits<typeof IngestionStatus, Returns<"ingestion">>,
   Fits<typeof IngestionStatus, Returns<"cancelIngestion">>,
   Fits<typeof StoredUpload, Returns<"upload">>,
+  Fits<typeof UploadList, Returns<"listUploads">>,
+  Fits<typeof DeletedUpload, Returns<"deleteUpload">>,
 ];

@@ -583,6 +583,35 @@ const COLLECTION_ROUTES = [
     },
   ),
   operatorRoute(
+    "get",
+    "/uploads",
+    "listUploads",
+    "List the uploads",
+    {
+      response: "UploadList",
+      description: "The files uploaded into the data root's `uploads/`, by name: size and when each was stored.",
+    },
+    async (ctx, { operations: ops }) => {
+      ctx.body = await ops.listUploads();
+    },
+  ),
+  operatorRoute(
+    "delete",
+    "/uploads/:name",
+    "deleteUpload",
+    "Delete an upload",
+    {
+      response: "DeletedUpload",
+      errors: [401, 404, 409, 422, 429],
+      description:
+        "Frees the file's space. 409 while a running ingestion reads it (nothing is deleted). The answer names the " +
+        "collections whose definitions still name the file: ingesting them from their definition needs it again.",
+    },
+    async (ctx, { operations: ops }) => {
+      ctx.body = await ops.deleteUpload(ctx.params.name!);
+    },
+  ),
+  operatorRoute(
     "post",
     "/ingestions/:ingestionId/cancel",
     "cancelIngestion",

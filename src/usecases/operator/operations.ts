@@ -36,7 +36,7 @@ import { createMembers, OPERATOR_ACTOR, type Members } from "../members/members.
 import type { LiveRetractions } from "../../ingest/liveRetractions.js";
 import type { RetractionsLoad } from "../../ingest/retractionsLoad.js";
 import type { CollectionAdmin, CollectionsAdminList } from "../collections/manageCollections.js";
-import type { StoredUpload, Uploads } from "./uploads.js";
+import type { StoredUpload, UploadEntry, Uploads } from "./uploads.js";
 import type { PlainCollectionConfig } from "../../domain/collectionDefinitions.js";
 import type { CollectionDefinition, MetaCollectionDefinition } from "../../domain/events.js";
 
@@ -466,6 +466,13 @@ function auditOperations(accounts: Accounts, clock: () => Date) {
 }
 
 /** Content: retraction lists, collections and meta-collections, uploads, ingestions. */
+/** The running service's uploads folder; an operator command run elsewhere sends uploads to it. */
+function requireUploads(options: OperationsOptions): Uploads {
+  if (!options.uploads)
+    throw new Rejection("SERVICE_UNAVAILABLE", "uploads are kept by the running service: ask it (--url)");
+  return options.uploads;
+}
+
 function contentOperations(options: OperationsOptions) {
   return {
     /**
@@ -511,6 +518,33 @@ function contentOperations(options: OperationsOptions) {
       if (!options.uploads)
         throw new Rejection("SERVICE_UNAVAILABLE", "uploads are taken by the running service: send them to it (--url)");
       return options.uploads.store(name, body, declaredBytes);
+    },
+    /** The uploads the data root holds, by name. */
+    listUploads: async (): Promise<{ uploads: UploadEntry[]; count: number }> => {
+      const uploads = await requireUploads(options).list();
+      return { uploads, count: uploads.length };
+    },
+    /**
+     * Deletes an upload: 404 for none of that name, 409 while a running ingestion reads it. The answer names the
+     * collections whose definitions still name it (their next ingestion from the definition needs it again).
+     */
+    deleteUpload: async (name: string): Promise<UploadEntry & { namedBy: string[] }> => {
+      const uploads = requireUploads(options);
+      const entry = await uploads.get(name);
+      if (!entry) throw new Rejection("NOT_FOUND", `no upload named "${name}"`);
+      const { collections: listed } = await collections(options).list();
+      const reading = listed.filter(
+        (c) => c.lastIngestion?.state === "running" && c.lastIngestion.files.includes(entry.file),
+      );
+      if (reading.length > 0)
+        throw new Rejection(
+          "CONFLICT",
+          `${entry.file} is being read by the running ingestion of ${reading.map((c) => c.name).join(", ")}: ` +
+            "delete it once that ingestion has ended (or cancel it); nothing was deleted",
+          { ingestions: reading.map((c) => c.lastIngestion!.ingestionId) },
+        );
+      const removed = await uploads.remove(name);
+      return { ...removed, namedBy: listed.filter((c) => c.source.files.includes(entry.file)).map((c) => c.name) };
     },
     /**
      * Cancels a running ingestion: its workflow stops and it is recorded failed ("cancelled: ..."), so its collection

@@ -2,9 +2,9 @@
 // uploads/ folder, so a collection definition or an ingestion can name it (`uploads/<name>`) wherever the operator
 // runs. The body is streamed to a temporary file beside its destination, counted against the size limit and hashed
 // as it arrives, then renamed into place at once: a reader never sees half a file, and a refused or broken upload
-// leaves nothing behind.
+// leaves nothing behind. Uploads are listed and deleted by name, never by a path.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, rename, rm, stat } from "node:fs/promises";
+import { lstat, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Rejection } from "../../domain/rejection.js";
 
@@ -33,9 +33,24 @@ export interface StoredUpload {
   created: boolean;
 }
 
+/** An upload as the folder holds it. */
+export interface UploadEntry {
+  name: string;
+  file: string;
+  bytes: number;
+  /** when it was last stored (ISO 8601) */
+  storedAt: string;
+}
+
 export interface Uploads {
   /** Streams `body` into uploads/<name> (replacing an earlier upload of the name); refused past `maxBytes`. */
   store(name: string, body: AsyncIterable<Uint8Array>, declaredBytes?: number): Promise<StoredUpload>;
+  /** Every upload, by name: the regular files of the folder (no partial upload, link or folder). */
+  list(): Promise<UploadEntry[]>;
+  /** The upload of this name, or null. */
+  get(name: string): Promise<UploadEntry | null>;
+  /** Deletes the upload of this name; 404 when there is none. */
+  remove(name: string): Promise<UploadEntry>;
   maxBytes: number;
 }
 
@@ -46,13 +61,43 @@ export function createUploads(deps: { dataRoot: string; maxBytes: number }): Upl
       `the upload is larger than the ${deps.maxBytes}-byte limit (UPLOAD_MAX_MB); nothing was stored`,
       { field: "body" },
     );
+  const dir = join(deps.dataRoot, UPLOAD_DIR);
+  const assertName = (name: string) => {
+    const problem = uploadNameProblem(name);
+    if (problem) throw new Rejection("VALIDATION_ERROR", `"${name.slice(0, 140)}": ${problem}`, { field: "name" });
+  };
+  /** The entry of a name the folder holds as a regular file (a link or a folder is no upload), or null. */
+  const entryOf = async (name: string): Promise<UploadEntry | null> => {
+    const found = await lstat(join(dir, name)).catch(() => null);
+    if (!found?.isFile()) return null;
+    return { name, file: `${UPLOAD_DIR}/${name}`, bytes: found.size, storedAt: found.mtime.toISOString() };
+  };
+  const get = async (name: string) => {
+    assertName(name);
+    return entryOf(name);
+  };
   return {
     maxBytes: deps.maxBytes,
+    async list() {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      const entries = await Promise.all(
+        names
+          .filter((n) => uploadNameProblem(n) === null)
+          .sort()
+          .map(entryOf),
+      );
+      return entries.filter((e): e is UploadEntry => e !== null);
+    },
+    get,
+    async remove(name) {
+      const entry = await get(name);
+      if (!entry) throw new Rejection("NOT_FOUND", `no upload named "${name}"`);
+      await rm(join(dir, name));
+      return entry;
+    },
     async store(name, body, declaredBytes) {
-      const problem = uploadNameProblem(name);
-      if (problem) throw new Rejection("VALIDATION_ERROR", `"${name.slice(0, 140)}": ${problem}`, { field: "name" });
+      assertName(name);
       if (declaredBytes !== undefined && declaredBytes > deps.maxBytes) throw tooLarge();
-      const dir = join(deps.dataRoot, UPLOAD_DIR);
       await mkdir(dir, { recursive: true });
       const destination = join(dir, name);
       const existed = await stat(destination).then(
