@@ -10,6 +10,7 @@ import {
   namesConcept,
   sentencesText,
   subjectConcepts,
+  distinctiveUnits,
   type ConceptText,
 } from "../../src/reasoner/builtin/concepts.js";
 
@@ -38,6 +39,33 @@ describe("conceptOf and centralConcept", () => {
     // a quantity names no concept
     expect(centralConcept(["5 million", "UK", "PrP positivity"])).toBe("PrP positivity");
     expect(centralConcept([])).toBeNull();
+  });
+});
+
+describe("distinctiveUnits", () => {
+  const cbt = conceptText(
+    "Cognitive behavior therapy for borderline personality disorder",
+    "A randomized controlled trial of cognitive behavior therapy in addition to treatment as usual.",
+  );
+  const dbt = conceptText(
+    "Dialectical behaviour therapy for women with borderline personality disorder",
+    "A randomised trial of dialectical behaviour therapy against treatment as usual.",
+  );
+
+  it("are the units of a concept the fewest candidates name, which a candidate must name to name the concept", () => {
+    const distinctive = distinctiveUnits("dialectical behaviour", [cbt, cbt, dbt]);
+    expect(distinctive).toEqual([["dialect"]]);
+    // half the units ("behaviour") names the concept for the share rule alone, not with its distinctive unit
+    expect(namesConcept("dialectical behaviour", cbt)).toBe(true);
+    expect(namesConcept("dialectical behaviour", cbt, 0.5, distinctive)).toBe(false);
+    expect(namesConcept("dialectical behaviour", dbt, 0.5, distinctive)).toBe(true);
+  });
+
+  it("are none for a concept of one unit, or whose units the candidates name alike", () => {
+    expect(distinctiveUnits("vitamin D", [alendronate, cholecalciferol])).toBeNull();
+    expect(distinctiveUnits("borderline personality disorder", [cbt, dbt])).toBeNull();
+    // a unit no candidate names does not make another distinctive: the share rule alone reads "Ly49Q"
+    expect(distinctiveUnits("dialectical behaviour", [cbt, cbt])).toBeNull();
   });
 });
 

@@ -3,6 +3,7 @@
 // threshold, an off-topic question verifies nothing, and the rationale quotes the chunk.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { judgeCandidates } from "../../src/reasoner/builtin/judge.js";
 import { conceptText, matchedConcepts } from "../../src/reasoner/builtin/concepts.js";
@@ -45,6 +46,24 @@ const now = new Date("2025-06-15T00:00:00Z");
 function candidate(id: string, text: string, title: string | null, subQuestion: string, rank: number): Candidate {
   // one retrieval score for all, so the judge's reading of the text decides
   return { id, collection: "scifact", text, section: null, title, subQuestion, retrievalScore: 0.3, rank };
+}
+
+/** Works of the SYNERGY sample by OpenAlex id, each with its abstract read from its inverted index. */
+async function openAlexWorks(ids: string[]): Promise<{ id: string; title: string; abstract: string }[]> {
+  const file = join(DEFAULT_DATA_ROOT, "articles", "openalex_works.synergy.jsonl.gz");
+  const found = new Map<string, { id: string; title: string; abstract: string }>();
+  for (const line of gunzipSync(await readFile(file))
+    .toString("utf8")
+    .split("\n")) {
+    if (!line.trim()) continue;
+    const work = JSON.parse(line) as { id: string; title: string; abstract_inverted_index: Record<string, number[]> };
+    const id = work.id.replace("https://openalex.org/", "");
+    if (!ids.includes(id)) continue;
+    const words: string[] = [];
+    for (const [word, at] of Object.entries(work.abstract_inverted_index)) for (const i of at) words[i] = word;
+    found.set(id, { id, title: work.title, abstract: words.join(" ") });
+  }
+  return ids.map((id) => found.get(id)!);
 }
 
 beforeAll(async () => {
@@ -203,6 +222,18 @@ describe("built-in judge on SciFact evidence", () => {
     const read = understandByRules({ query: keywords, callerFilters: null }, { vocabulary, now });
     const byKeywords = await judgeCandidates({ embedder }, keywords, read, pool);
     expect(byKeywords[0]!.verified).toBe(false);
+  });
+
+  it("verifies no cognitive behaviour therapy trial for a dialectical behaviour therapy question", async () => {
+    // the complaint that made the verdict ask for the central concept: "behaviour" alone does not name "dialectical
+    // behaviour", which the candidates' dialectical behaviour therapy trials name whole (concepts.ts distinctiveUnits)
+    const question = "randomized trials of dialectical behaviour therapy for borderline personality disorder";
+    const understanding = understandByRules({ query: question, callerFilters: null }, { vocabulary, now });
+    const works = await openAlexWorks(["W2127310271", "W2551164964", "W2117242228", "W2006034893", "W2070879988"]);
+    const pool = works.map((w, i) => candidate(w.id, w.abstract, w.title, question, i));
+    const verdicts = await judgeCandidates({ embedder }, question, understanding, pool);
+    expect(verdicts.slice(2).map((v) => v.verified)).toEqual([false, false, false]);
+    expect(verdicts.slice(0, 2).some((v) => v.verified)).toBe(true);
   });
 
   it("names matched entities as the chunk writes them, whole, never a fragment", () => {

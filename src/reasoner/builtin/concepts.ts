@@ -300,12 +300,47 @@ const unitIn = (unit: readonly string[], terms: readonly string[]): boolean => {
  * tissue-resident macrophages"; 1: every unit, as a matched term needs). A concept of no unit (a number, "5 million")
  * names nothing and is never central.
  */
-export function namesConcept(concept: string, text: ConceptText, share = 0.5): boolean {
-  return namingSentences(concept, text, share, true).length > 0;
+export function namesConcept(
+  concept: string,
+  text: ConceptText,
+  share = 0.5,
+  distinctive: Distinctive = null,
+): boolean {
+  return namingSentences(concept, text, share, true, distinctive).length > 0;
+}
+
+/** A concept's distinctive units among a call's candidates (distinctiveUnits), or null when none is. */
+type Distinctive = readonly (readonly string[])[] | null;
+
+/**
+ * The unit of a concept of two that the fewest of a call's candidates name, when its units are named
+ * unequally: a sentence names the concept only with one of them. "behaviour" of "dialectical behaviour" is named by
+ * every cognitive behaviour therapy trial among the candidates, "dialectical" only by the trials of the therapy asked
+ * about; "Ly49Q" of "active Ly49Q" is rarer than "active". Null for a concept of one unit or of more than two (a run
+ * of keywords, read by the share rule), or whose units the candidates name alike.
+ */
+export function distinctiveUnits(concept: string, pool: readonly ConceptText[]): Distinctive {
+  const units = conceptUnits(concept);
+  // a named thing of two words ("dialectical behaviour", "heart failure"); a longer run is read by the share rule alone
+  if (units.length !== 2) return null;
+  const holding = units.map(
+    (unit) => pool.filter((text) => text.sentences.some((terms) => unitIn(unit, terms))).length,
+  );
+  const named = holding.filter((n) => n > 0);
+  if (named.length < 2) return null;
+  const least = Math.min(...named);
+  if (named.every((n) => n === least)) return null;
+  return units.filter((_, k) => holding[k] === least);
 }
 
 /** The sentences (their indexes) that name the concept, as namesConcept reads them; synonyms only when asked. */
-function namingSentences(concept: string, text: ConceptText, share: number, synonyms: boolean): number[] {
+function namingSentences(
+  concept: string,
+  text: ConceptText,
+  share: number,
+  synonyms: boolean,
+  distinctive: Distinctive = null,
+): number[] {
   const units = conceptUnits(concept);
   if (units.length === 0) return [];
   const alike = synonyms ? (SYNONYMS[concept.toLowerCase()] ?? []) : [];
@@ -314,7 +349,8 @@ function namingSentences(concept: string, text: ConceptText, share: number, syno
   text.sentences.forEach((terms, i) => {
     if (
       alike.some((synonym) => surfaceIn(text.written[i]!, synonym) !== null) ||
-      units.filter((unit) => unitIn(unit, terms)).length >= needed
+      (units.filter((unit) => unitIn(unit, terms)).length >= needed &&
+        (distinctive === null || distinctive.some((unit) => unitIn(unit, terms))))
     )
       naming.push(i);
   });
@@ -338,8 +374,13 @@ const EVERY_ARM_RECEIVED = new RegExp(
  * participant received ("background": an alendronate trial whose participants all took cholecalciferol is not a
  * study of vitamin D), or not at all ("absent").
  */
-export function mentionOf(concept: string, text: ConceptText, share = 0.5): "named" | "background" | "absent" {
-  const naming = namingSentences(concept, text, share, true);
+export function mentionOf(
+  concept: string,
+  text: ConceptText,
+  share = 0.5,
+  distinctive: Distinctive = null,
+): "named" | "background" | "absent" {
+  const naming = namingSentences(concept, text, share, true, distinctive);
   if (naming.length === 0) return "absent";
   return naming.every((i) => EVERY_ARM_RECEIVED.test(text.written[i]!)) ? "background" : "named";
 }

@@ -13,6 +13,7 @@ import {
   centralConcept,
   conceptOf,
   subjectConcepts,
+  distinctiveUnits,
   conceptText,
   matchedConcepts,
   mentionOf,
@@ -298,10 +299,13 @@ export function callEvidence(
   const concept = centralConcept(entities);
   const concepts = entities.map(conceptOf).filter((c): c is string => c !== null);
   const subjects = subjectConcepts(entities);
+  // the central concept's rarest words among the call's candidates must be named: a cognitive behaviour therapy trial
+  // does not name "dialectical behaviour" (concepts.ts distinctiveUnits)
+  const centralDistinctive = concept === null ? null : distinctiveUnits(concept, texts);
   const mentions = candidates.map((candidate, i) => {
     if (concept === null) return "named";
     const where = central === "about" ? sentencesText([candidate.title ?? "", bestSentences[i] ?? ""]) : texts[i]!;
-    return mentionOf(concept, where);
+    return mentionOf(concept, where, 0.5, centralDistinctive);
   });
   const conceptShare = texts.map((text) =>
     concepts.length > 0 ? concepts.filter((c) => namesConcept(c, text)).length / concepts.length : 1,
