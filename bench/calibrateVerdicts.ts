@@ -72,7 +72,7 @@ const { values: args } = parseArgs({
 
 const SYNERGY = "openalex-synergy";
 const LIMIT = 10;
-const CACHE_VERSION = 10;
+const CACHE_VERSION = 11;
 const CACHE_PATH = join(REPO_ROOT, "data", "bench", "judge-forms.json");
 const OUT_PATH = join(REPO_ROOT, "src", "reasoner", "builtin", "verdictScale.json");
 const DBT_QUESTION = "randomized trials of dialectical behaviour therapy for borderline personality disorder";

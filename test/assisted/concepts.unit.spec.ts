@@ -61,6 +61,12 @@ describe("distinctiveUnits", () => {
     expect(namesConcept("dialectical behaviour", dbt, 0.5, distinctive)).toBe(true);
   });
 
+  it("read British and American spellings alike, suffixed too: 'behavioural' is 'behavioral'", () => {
+    const british = conceptText("Dialectical behavioural therapy in adolescents", "Dialectical behavioural skills.");
+    expect(distinctiveUnits("dialectical behaviour", [cbt, cbt, british])).toEqual([["dialect"]]);
+    expect(namesConcept("dialectical behavior", british, 1)).toBe(true);
+  });
+
   it("are none for a concept of one unit, or whose units the candidates name alike", () => {
     expect(distinctiveUnits("vitamin D", [alendronate, cholecalciferol])).toBeNull();
     expect(distinctiveUnits("borderline personality disorder", [cbt, dbt])).toBeNull();

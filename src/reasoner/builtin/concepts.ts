@@ -118,13 +118,13 @@ function surfaceIn(text: string, phrase: string): string | null {
 }
 
 /**
- * British and American spellings read alike ("behaviour", "behavior"; "haemophilia", "hemophilia"; "randomised",
- * "randomized"), on both sides of a match.
+ * British and American spellings read alike ("behaviour", "behavior"; "behavioural", "behavioral"; "haemophilia",
+ * "hemophilia"; "randomised", "randomized"), on both sides of a match.
  */
 function spellingKey(text: string): string {
   return text
     .toLowerCase()
-    .replace(/(\p{L}{3,})our\b/gu, "$1or")
+    .replace(/(\p{L}{3,})our(al|ally|s|ed|ing|able|ite|ites)?\b/gu, "$1or$2")
     .replace(/ae/g, "e")
     .replace(/oe(?=\p{L})/gu, "e")
     .replace(/(\p{L}{3,})is(e|es|ed|ing|ation|ations)\b/gu, "$1iz$2");
