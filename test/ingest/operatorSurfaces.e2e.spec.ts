@@ -326,8 +326,9 @@ describe("operator surfaces", () => {
     expect(entry).toMatchObject({ file: "uploads/dunes-delete.jsonl", bytes: Buffer.byteLength(text) });
     expect(Date.parse(entry.storedAt)).toBeGreaterThan(Date.now() - 60_000);
     expect(listed.body.count).toBe(listed.body.uploads.length);
-    // its definition's first ingestion reads it as it starts: the file stays until that ends
-    const created = await define(definition("dune-deleted", ["uploads/dunes-delete.jsonl"]));
+    // its definition's first ingestion reads it as it starts (named another way, the same file): it stays until that
+    // ends
+    const created = await define(definition("dune-deleted", ["./uploads/dunes-delete.jsonl"]));
     expect(created.status).toBe(201);
     const busy = await call("DELETE", "/admin/v1/uploads/dunes-delete.jsonl", { admin });
     expect([busy.status, busy.body.error.code]).toEqual([409, "CONFLICT"]);

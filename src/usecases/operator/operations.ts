@@ -1,6 +1,7 @@
 // Operator operations shared by the admin HTTP API and the CLI: organizations, billing settings, prices, credits,
 // refunds, keys and their caps, member invites, ledger, reconciliation, replay, verify, retraction lists. Every change
 // is an event with the operator as actor.
+import { posix } from "node:path";
 import type { VectorTiming } from "../../domain/events.js";
 import type { Accounts } from "../accounts/accounts.js";
 import { journalRequestSummaries } from "../catalogue/journalRequestSummaries.js";
@@ -469,7 +470,7 @@ function auditOperations(accounts: Accounts, clock: () => Date) {
 /** The running service's uploads folder; an operator command run elsewhere sends uploads to it. */
 function requireUploads(options: OperationsOptions): Uploads {
   if (!options.uploads)
-    throw new Rejection("SERVICE_UNAVAILABLE", "uploads are kept by the running service: ask it (--url)");
+    throw new Rejection("SERVICE_UNAVAILABLE", "uploads are kept by the running service: send them to it (--url)");
   return options.uploads;
 }
 
@@ -514,11 +515,8 @@ function contentOperations(options: OperationsOptions) {
      * Stores an uploaded file under the data root's uploads/ folder (streamed, size-limited, hashed, renamed into
      * place).
      */
-    upload: (name: string, body: AsyncIterable<Uint8Array>, declaredBytes?: number): Promise<StoredUpload> => {
-      if (!options.uploads)
-        throw new Rejection("SERVICE_UNAVAILABLE", "uploads are taken by the running service: send them to it (--url)");
-      return options.uploads.store(name, body, declaredBytes);
-    },
+    upload: (name: string, body: AsyncIterable<Uint8Array>, declaredBytes?: number): Promise<StoredUpload> =>
+      requireUploads(options).store(name, body, declaredBytes),
     /** The uploads the data root holds, by name. */
     listUploads: async (): Promise<{ uploads: UploadEntry[]; count: number }> => {
       const uploads = await requireUploads(options).list();
@@ -533,9 +531,9 @@ function contentOperations(options: OperationsOptions) {
       const entry = await uploads.get(name);
       if (!entry) throw new Rejection("NOT_FOUND", `no upload named "${name}"`);
       const { collections: listed } = await collections(options).list();
-      const reading = listed.filter(
-        (c) => c.lastIngestion?.state === "running" && c.lastIngestion.files.includes(entry.file),
-      );
+      // a file named another way ("./uploads/x") is the same upload
+      const naming = (files: readonly string[]) => files.some((f) => posix.normalize(f) === entry.file);
+      const reading = listed.filter((c) => c.lastIngestion?.state === "running" && naming(c.lastIngestion.files));
       if (reading.length > 0)
         throw new Rejection(
           "CONFLICT",
@@ -544,7 +542,7 @@ function contentOperations(options: OperationsOptions) {
           { ingestions: reading.map((c) => c.lastIngestion!.ingestionId) },
         );
       const removed = await uploads.remove(name);
-      return { ...removed, namedBy: listed.filter((c) => c.source.files.includes(entry.file)).map((c) => c.name) };
+      return { ...removed, namedBy: listed.filter((c) => naming(c.source.files)).map((c) => c.name) };
     },
     /**
      * Cancels a running ingestion: its workflow stops and it is recorded failed ("cancelled: ..."), so its collection
