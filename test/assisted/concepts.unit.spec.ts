@@ -10,7 +10,7 @@ import {
   namesConcept,
   sentencesText,
   subjectConcepts,
-  distinctiveUnits,
+  distinctiveUnit,
   type ConceptText,
 } from "../../src/reasoner/builtin/concepts.js";
 
@@ -42,7 +42,7 @@ describe("conceptOf and centralConcept", () => {
   });
 });
 
-describe("distinctiveUnits", () => {
+describe("distinctiveUnit", () => {
   const cbt = conceptText(
     "Cognitive behavior therapy for borderline personality disorder",
     "A randomized controlled trial of cognitive behavior therapy in addition to treatment as usual.",
@@ -53,8 +53,8 @@ describe("distinctiveUnits", () => {
   );
 
   it("are the units of a concept the fewest candidates name, which a candidate must name to name the concept", () => {
-    const distinctive = distinctiveUnits("dialectical behaviour", [cbt, cbt, dbt]);
-    expect(distinctive).toEqual([["dialect"]]);
+    const distinctive = distinctiveUnit("dialectical behaviour", [cbt, cbt, dbt]);
+    expect(distinctive).toEqual(["dialect"]);
     // half the units ("behaviour") names the concept for the share rule alone, not with its distinctive unit
     expect(namesConcept("dialectical behaviour", cbt)).toBe(true);
     expect(namesConcept("dialectical behaviour", cbt, 0.5, distinctive)).toBe(false);
@@ -63,15 +63,15 @@ describe("distinctiveUnits", () => {
 
   it("read British and American spellings alike, suffixed too: 'behavioural' is 'behavioral'", () => {
     const british = conceptText("Dialectical behavioural therapy in adolescents", "Dialectical behavioural skills.");
-    expect(distinctiveUnits("dialectical behaviour", [cbt, cbt, british])).toEqual([["dialect"]]);
+    expect(distinctiveUnit("dialectical behaviour", [cbt, cbt, british])).toEqual(["dialect"]);
     expect(namesConcept("dialectical behavior", british, 1)).toBe(true);
   });
 
   it("are none for a concept of one unit, or whose units the candidates name alike", () => {
-    expect(distinctiveUnits("vitamin D", [alendronate, cholecalciferol])).toBeNull();
-    expect(distinctiveUnits("borderline personality disorder", [cbt, dbt])).toBeNull();
+    expect(distinctiveUnit("vitamin D", [alendronate, cholecalciferol])).toBeNull();
+    expect(distinctiveUnit("borderline personality disorder", [cbt, dbt])).toBeNull();
     // a unit no candidate names does not make another distinctive: the share rule alone reads "Ly49Q"
-    expect(distinctiveUnits("dialectical behaviour", [cbt, cbt])).toBeNull();
+    expect(distinctiveUnit("dialectical behaviour", [cbt, cbt])).toBeNull();
   });
 });
 

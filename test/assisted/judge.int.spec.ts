@@ -226,7 +226,7 @@ describe("built-in judge on SciFact evidence", () => {
 
   it("verifies no cognitive behaviour therapy trial for a dialectical behaviour therapy question", async () => {
     // the complaint that made the verdict ask for the central concept: "behaviour" alone does not name "dialectical
-    // behaviour", which the candidates' dialectical behaviour therapy trials name whole (concepts.ts distinctiveUnits)
+    // behaviour", which the candidates' dialectical behaviour therapy trials name whole (concepts.ts distinctiveUnit)
     const question = "randomized trials of dialectical behaviour therapy for borderline personality disorder";
     const understanding = understandByRules({ query: question, callerFilters: null }, { vocabulary, now });
     const works = await openAlexWorks(["W2127310271", "W2551164964", "W2117242228", "W2006034893", "W2070879988"]);

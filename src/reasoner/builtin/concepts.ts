@@ -309,28 +309,23 @@ export function namesConcept(
   return namingSentences(concept, text, share, true, distinctive).length > 0;
 }
 
-/** A concept's distinctive units among a call's candidates (distinctiveUnits), or null when none is. */
-type Distinctive = readonly (readonly string[])[] | null;
+/** A concept's distinctive unit among a call's candidates (distinctiveUnit), or null when none is. */
+type Distinctive = readonly string[] | null;
 
 /**
- * The unit of a concept of two that the fewest of a call's candidates name, when its units are named
- * unequally: a sentence names the concept only with one of them. "behaviour" of "dialectical behaviour" is named by
+ * The unit of a concept of two that fewer of a call's candidates name, when they name both unequally: a sentence
+ * names the concept only with it. "behaviour" of "dialectical behaviour" is named by
  * every cognitive behaviour therapy trial among the candidates, "dialectical" only by the trials of the therapy asked
  * about; "Ly49Q" of "active Ly49Q" is rarer than "active". Null for a concept of one unit or of more than two (a run
  * of keywords, read by the share rule), or whose units the candidates name alike.
  */
-export function distinctiveUnits(concept: string, pool: readonly ConceptText[]): Distinctive {
+export function distinctiveUnit(concept: string, pool: readonly ConceptText[]): Distinctive {
   const units = conceptUnits(concept);
   // a named thing of two words ("dialectical behaviour", "heart failure"); a longer run is read by the share rule alone
   if (units.length !== 2) return null;
-  const holding = units.map(
-    (unit) => pool.filter((text) => text.sentences.some((terms) => unitIn(unit, terms))).length,
-  );
-  const named = holding.filter((n) => n > 0);
-  if (named.length < 2) return null;
-  const least = Math.min(...named);
-  if (named.every((n) => n === least)) return null;
-  return units.filter((_, k) => holding[k] === least);
+  const [a, b] = units.map((unit) => pool.filter((text) => text.sentences.some((terms) => unitIn(unit, terms))).length);
+  if (a === 0 || b === 0 || a === b) return null;
+  return a! < b! ? units[0]! : units[1]!;
 }
 
 /** The sentences (their indexes) that name the concept, as namesConcept reads them; synonyms only when asked. */
@@ -350,7 +345,7 @@ function namingSentences(
     if (
       alike.some((synonym) => surfaceIn(text.written[i]!, synonym) !== null) ||
       (units.filter((unit) => unitIn(unit, terms)).length >= needed &&
-        (distinctive === null || distinctive.some((unit) => unitIn(unit, terms))))
+        (distinctive === null || unitIn(distinctive, terms)))
     )
       naming.push(i);
   });

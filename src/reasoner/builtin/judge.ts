@@ -13,7 +13,7 @@ import {
   centralConcept,
   conceptOf,
   subjectConcepts,
-  distinctiveUnits,
+  distinctiveUnit,
   conceptText,
   matchedConcepts,
   mentionOf,
@@ -300,8 +300,8 @@ export function callEvidence(
   const concepts = entities.map(conceptOf).filter((c): c is string => c !== null);
   const subjects = subjectConcepts(entities);
   // the central concept's rarest words among the call's candidates must be named: a cognitive behaviour therapy trial
-  // does not name "dialectical behaviour" (concepts.ts distinctiveUnits)
-  const centralDistinctive = concept === null ? null : distinctiveUnits(concept, texts);
+  // does not name "dialectical behaviour" (concepts.ts distinctiveUnit)
+  const centralDistinctive = concept === null ? null : distinctiveUnit(concept, texts);
   const mentions = candidates.map((candidate, i) => {
     if (concept === null) return "named";
     const where = central === "about" ? sentencesText([candidate.title ?? "", bestSentences[i] ?? ""]) : texts[i]!;
