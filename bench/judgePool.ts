@@ -5,7 +5,7 @@ import type { Embedder } from "../src/embedding/port.js";
 import type { PlainCollection } from "../src/domain/collectionDefinitions.js";
 import type { Candidate } from "../src/reasoner/port.js";
 import type { SearchEngine } from "../src/retrieval/port.js";
-import { searchCollections } from "../src/usecases/search/pipeline.js";
+import { searchCollections } from "../src/usecases/search/collectionSearch.js";
 import { candidatesPerSubQuestion } from "../workflows/candidateBudget.js";
 
 export interface PooledCandidate {

@@ -27,7 +27,7 @@ import { readComponent } from "../src/infra/components.js";
 import { createOpenSearchEngine } from "../src/retrieval/engines/opensearch/openSearchEngine.js";
 import { HYBRID_ALPHA, hybridCandidateCount, dotProduct } from "../src/retrieval/fusion.js";
 import type { RetrievalMode, SearchEngine } from "../src/retrieval/port.js";
-import { searchCollections } from "../src/usecases/search/pipeline.js";
+import { searchCollections } from "../src/usecases/search/collectionSearch.js";
 import { embedQueryCached } from "../src/retrieval/queryVectorCache.js";
 import {
   copyIndex,

@@ -17,7 +17,7 @@ import type { OnnxEmbedder } from "../src/embedding/onnxEmbedder.js";
 import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import type { RetrievalMode, SearchEngine } from "../src/retrieval/port.js";
 import type { QueryForm } from "../src/retrieval/relevance.js";
-import { searchCollections } from "../src/usecases/search/pipeline.js";
+import { searchCollections } from "../src/usecases/search/collectionSearch.js";
 import { ENGLISH_STOP_WORDS, tokenizeStandard } from "../src/text/englishAnalyzer.js";
 import { benchCollection, benchConfig, ingestBenchCollection, loadScifactJudgements } from "./scifactBench.js";
 import type { Config } from "../src/app/config.js";

@@ -33,17 +33,20 @@ const roundRelevance = (x: number): number => Math.round(Math.min(1, Math.max(0,
  * Ties break as the engines break them (score, cosine, BM25, chunk id), then by list key, so the order is total.
  * A chunk is one result however it was reached: a meta-collection requested beside one of its members searches that
  * member twice, and the chunk stands once, under the first list key in that order (each row is billed).
+ * `wholeBest`: a list searched within some works only (an alert's run: the works new to it) reads its rows against the
+ * best score of its whole collection's list (by physical collection), as its rows would read in that list.
  */
 export function mergeByRelevance(
   lists: readonly RankedList[],
   limit: number,
   request: RequestTraits,
   model: RelevanceModel = RELEVANCE_MODEL,
+  wholeBest?: ReadonlyMap<string, number>,
 ): MergedHit[] {
   const all: MergedHit[] = [];
   for (const list of lists) {
     // the engine returns its list best first; the maximum guards a list handed over in another order
-    const best = list.hits.reduce((max, hit) => Math.max(max, hit.score), -Infinity);
+    const best = list.hits.reduce((max, hit) => Math.max(max, hit.score), wholeBest?.get(list.source) ?? -Infinity);
     for (const hit of list.hits) {
       const calibrated = relevanceOf(model[list.mode], { score: hit.score, best, request });
       all.push({ listKey: list.key, source: list.source, hit, calibrated, relevance: roundRelevance(calibrated) });
@@ -66,4 +69,12 @@ export function mergeByRelevance(
     merged.push(m);
   }
   return merged;
+}
+
+/** The best engine score of each list that has hits, by physical collection (the best of the lists searching one). */
+export function bestScores(lists: readonly RankedList[]): Map<string, number> {
+  const best = new Map<string, number>();
+  for (const list of lists)
+    for (const hit of list.hits) best.set(list.source, Math.max(best.get(list.source) ?? -Infinity, hit.score));
+  return best;
 }

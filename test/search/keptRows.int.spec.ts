@@ -3,7 +3,9 @@
 // returned before, and the rows served (ids, order, scores, relevance) are those of the whole list, on both engines.
 // Real SciFact abstracts (split into chunks of two sentences, with a few heading fragments) and real SciFact queries;
 // the vectors are deterministic stand-ins, a document's chunks near one another and each query near one of its judged
-// documents, so lists are full of repeats. Needs a real OpenSearch node.
+// documents, so lists are full of repeats. A search within some works (an alert's run: the works new to it) gives each
+// of their rows the score and relevance the whole list gives it, and finds the works below the whole list's end. Needs
+// a real OpenSearch node.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,9 +17,10 @@ import { createEmbeddedEngine } from "../../src/retrieval/engines/embedded/embed
 import { createOpenSearchEngine } from "../../src/retrieval/engines/opensearch/openSearchEngine.js";
 import type { ChunkRecord, RetrievalMode, SearchEngine, SearchHit } from "../../src/retrieval/port.js";
 import { requestTraits } from "../../src/retrieval/relevance.js";
-import { demoteRepeats, repeatAwareDepth } from "../../src/retrieval/repeats.js";
+import { demoteRepeats, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../src/retrieval/repeats.js";
 import { mergeByRelevance, type MergedHit } from "../../src/retrieval/rerank.js";
-import { searchCollections } from "../../src/usecases/search/pipeline.js";
+import { searchCollections, withinWorks } from "../../src/usecases/search/collectionSearch.js";
+import { worksCondition } from "../../src/usecases/alerts/alertRules.js";
 import { requireComponent } from "../setup/components.js";
 import { loadScifactChunks, loadScifactTrainJudgements, pseudoRandomVector } from "./scifactFixture.js";
 
@@ -170,6 +173,79 @@ describe("a search stops at the limit-th document, with the same rows", () => {
       expect(repeats).toBeGreaterThan(QUERIES);
       expect(kept).toBeLessThan(whole);
       for (const mode of modes) expect(cutOf.get(mode)!.kept).toBeLessThan(cutOf.get(mode)!.whole);
+    }, 240_000);
+  }
+
+  for (const name of ["embedded", "opensearch"] as const) {
+    it(`${name}: within some works: their rows as the whole list has them, and those below it`, async () => {
+      const deps = { engine: engines[name], embedder: {} as Embedder };
+      let compared = 0;
+      let belowWhole = 0;
+      for (const mode of modes) {
+        const collection = { name: INDEX, retrieval: mode } as PlainCollection;
+        for (const query of queries.slice(0, 10)) {
+          const where = `${name} ${mode} "${query.text}"`;
+          const whole = await searchCollections(deps, [{ key: INDEX, collection }], query.text, 200, query.vector);
+          const docsOf = (hits: readonly MergedHit[]) => [
+            ...new Set(hits.map((m) => String(m.hit.chunk.metadata.doc_id))),
+          ];
+          const ranked = docsOf(whole);
+          // works from near the top (not its first: their rows read the whole list's best), the middle and the end of
+          // the whole list, and some past its end (an alert's new works)
+          const inside = [ranked[3]!, ranked[7]!, ranked[Math.floor(ranked.length / 2)]!, ranked[ranked.length - 1]!];
+          // 600 rows deep, each retriever's candidates are every chunk of the index: each row's exact score
+          const deep = await searchCollections(deps, [{ key: INDEX, collection }], query.text, 600, query.vector);
+          const deeper = docsOf(deep)
+            .filter((doc) => !ranked.includes(doc))
+            .slice(0, 3);
+          const works = [...inside, ...deeper].map((doc) => `${INDEX}/${doc}`);
+          const search = [{ key: INDEX, collection }];
+          const { lists, wholeBest } = await withinWorks(
+            deps,
+            search,
+            query.text,
+            200,
+            (physical) => worksCondition(works, physical),
+            query.vector,
+          );
+          const within = await searchCollections(
+            deps,
+            lists,
+            query.text,
+            200,
+            query.vector,
+            REPEAT_CHUNK_PENALTY,
+            200,
+            wholeBest,
+          );
+          const picked = new Set([...inside, ...deeper]);
+          expect(
+            docsOf(within).every((doc) => picked.has(doc)),
+            where,
+          ).toBe(true);
+          // each of their rows the whole list holds stands with the same score and relevance, in the same order (a
+          // work at the end of the whole list has more of its chunks below it)
+          const inWhole = new Set(whole.map((m) => m.hit.id));
+          const wholeRows = rowsOf(whole.filter((m) => inside.includes(String(m.hit.chunk.metadata.doc_id))));
+          const withinRows = rowsOf(within.filter((m) => inWhole.has(m.hit.id)));
+          expect(withinRows, where).toEqual(wholeRows);
+          compared += withinRows.length;
+          // and the works past the whole list's end are found, each row as the exhaustive list scores it (a hybrid
+          // list 200 deep may have missed a chunk's BM25 share, which the search within a few works always has)
+          const found = within.filter((m) => !inWhole.has(m.hit.id));
+          if (mode !== "sparse")
+            expect(
+              docsOf(found.filter((m) => deeper.includes(String(m.hit.chunk.metadata.doc_id)))).sort(),
+              where,
+            ).toEqual([...deeper].sort());
+          const exact = new Map(rowsOf(deep).map((r) => [r.id, r]));
+          const comparable = rowsOf(found).filter((r) => exact.has(r.id));
+          expect(comparable, where).toEqual(comparable.map((r) => exact.get(r.id)));
+          belowWhole += comparable.length;
+        }
+      }
+      expect(compared).toBeGreaterThan(100);
+      expect(belowWhole).toBeGreaterThan(30);
     }, 240_000);
   }
 

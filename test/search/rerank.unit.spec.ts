@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { RetrievalMode, SearchHit } from "../../src/retrieval/port.js";
-import { mergeByRelevance } from "../../src/retrieval/rerank.js";
+import { bestScores, mergeByRelevance } from "../../src/retrieval/rerank.js";
 import { RELEVANCE_MODEL, relevanceOf, type QueryForm, type RequestTraits } from "../../src/retrieval/relevance.js";
 
 const MODES: RetrievalMode[] = ["sparse", "dense", "hybrid"];
@@ -76,6 +76,19 @@ describe("reranker", () => {
       CLAIM,
     );
     expect(withOthers.find((m) => m.hit.id === "weak-best")!.relevance).toBe(alone[0]!.relevance);
+  });
+
+  it("reads a list searched within some works against its whole collection's best, as that list would", () => {
+    const whole = [hit("old-best", 0.8), hit("new-1", 0.5), hit("new-2", 0.4)];
+    const inWhole = mergeByRelevance([{ key: "h", source: "h", mode: "hybrid", hits: whole }], 10, CLAIM);
+    const newOnly = [{ key: "h", source: "h", mode: "hybrid" as const, hits: whole.slice(1) }];
+    const within = mergeByRelevance(newOnly, 10, CLAIM, undefined, bestScores([{ ...newOnly[0]!, hits: whole }]));
+    expect(within.map((m) => [m.hit.id, m.relevance])).toEqual(
+      inWhole.filter((m) => m.hit.id !== "old-best").map((m) => [m.hit.id, m.relevance]),
+    );
+    // read against its own best, the best new row would stand as the list's first, higher than it is
+    const alone = mergeByRelevance(newOnly, 10, CLAIM);
+    expect(alone[0]!.relevance).toBeGreaterThan(within[0]!.relevance);
   });
 
   it("ranks a strong match of a sparse collection above a weak match of a hybrid one, and the reverse", () => {

@@ -5,7 +5,7 @@ import type { CollectionReadiness } from "../../domain/readiness.js";
 import type { Embedder } from "../../embedding/port.js";
 import type { FilterNode } from "../../filters/ast.js";
 import type { FilterPlan, FilterPlanner } from "../../filters/planner.js";
-import { EmbeddingMismatchError, type SearchEngine } from "../../retrieval/port.js";
+import type { SearchEngine } from "../../retrieval/port.js";
 import type { AuthContext } from "../auth/context.js";
 import { inKeyScope, resolveTargets } from "../auth/keyScope.js";
 import { pricePer1000For } from "../../domain/pricing.js";
@@ -16,15 +16,12 @@ import { Rejection } from "../../domain/rejection.js";
 import { chargeLines } from "../../domain/organization.js";
 import type { CollectionCharge } from "../../domain/events.js";
 import { costForTokens } from "../../domain/money.js";
-import { mergeByRelevance, type MergedHit, type RankedList } from "../../retrieval/rerank.js";
-import { requestTraits } from "../../retrieval/relevance.js";
-import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
-import { deadlineRetryAfterSeconds, SearchDeadlineError } from "../../retrieval/searchDeadline.js";
+import type { MergedHit } from "../../retrieval/rerank.js";
 import { vectorsBackfilling, type VectorsBackfilling } from "../../retrieval/vectorsBackfilling.js";
-import { demoteRepeats, documentsEnd, REPEAT_CHUNK_PENALTY, repeatAwareDepth } from "../../retrieval/repeats.js";
-import { isFragment } from "../../ingest/chunk.js";
+import { REPEAT_CHUNK_PENALTY } from "../../retrieval/repeats.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
 import { doiHoldersIn } from "./doiHolders.js";
+import { needsVector, searchCollections, withinWorks, type CollectionSearch } from "./collectionSearch.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
 import {
   seenWork,
@@ -79,6 +76,11 @@ export interface SearchRequestInput {
   page?: PageExclusion;
   /** the most the rows may charge, micro-credits (a live organization's rows are cut to it, best first) */
   maxCostMicros?: bigint;
+  /**
+   * only some works are searched (an alert's run: the works new to it), each physical collection under the condition
+   * this gives it; the rows' relevance still reads the best score of the whole collection (one more search, of depth 1)
+   */
+  within?: (physical: string) => FilterNode;
 }
 
 /** A work to search near, resolved from the collections the key reaches. */
@@ -138,117 +140,8 @@ export async function assertCollectionsReady(
   deps.readiness.assertSearchable(physical);
 }
 
-/** A fragment (an isolated heading, from an index built before the chunker dropped them) is never a row. */
-const dropsFragment = (chunk: { text: string; tokens: number }): boolean => isFragment(chunk.text, chunk.tokens);
-
-function needsVector(c: PlainCollection): boolean {
-  return c.retrieval !== "sparse";
-}
-
 const listKey = (requested: CatalogEntry, collection: PlainCollection): string =>
   `${requested.name}\u0000${collection.name}`;
-
-/** One physical collection to search, under the name it was requested by. */
-interface CollectionSearch {
-  key: string;
-  collection: PlainCollection;
-  /** the compiled filter, or 'skip' when the collection cannot take part */
-  filter?: FilterNode | "skip";
-}
-
-/**
- * Searches each physical collection in its own retrieval mode (the query embedded once, and only when a mode needs
- * it), sets a document's further chunks a little below its first (repeats.ts; `repeatPenalty` 0 turns it off,
- * for the benchmark's before) and merges the best `limit` with the reranker. A fragment (an isolated heading) is never
- * returned, even from an index built before the chunker dropped them. An engine or model that fails answers 503
- * SERVICE_UNAVAILABLE, and so does an engine that has not answered within its deadline (searchDeadline.ts).
- */
-export async function searchCollections(
-  deps: Pick<SearchDeps, "engine" | "embedder">,
-  searches: readonly CollectionSearch[],
-  query: string,
-  limit: number,
-  queryVector?: Float32Array,
-  repeatPenalty: number = REPEAT_CHUNK_PENALTY,
-  keepDocuments: number = limit,
-): Promise<MergedHit[]> {
-  let vector: Float32Array | undefined = queryVector;
-  if (!vector && searches.some((s) => s.filter !== "skip" && needsVector(s.collection))) {
-    try {
-      vector = await embedQueryCached(deps.embedder, query);
-    } catch (err) {
-      throw Object.assign(
-        new Rejection(
-          "SERVICE_UNAVAILABLE",
-          "the embedding model is not answering right now; nothing was charged, retry shortly",
-          { retryAfterSeconds: 5 },
-        ),
-        { cause: err },
-      );
-    }
-  }
-  const lists = await Promise.all(
-    searches.map(async ({ key, collection, filter }): Promise<RankedList> => {
-      const mode = collection.retrieval;
-      if (filter === "skip") return { key, source: collection.name, mode, hits: [] };
-      try {
-        const hits = await deps.engine.search({
-          index: collection.name,
-          mode,
-          text: query,
-          ...(needsVector(collection) ? { vector, embedding: deps.embedder.modelName } : {}),
-          limit: repeatAwareDepth(limit, repeatPenalty),
-          filter,
-          // the engine may stop at the limit-th document: the rows below it cannot reach the page (repeats.ts)
-          ...(repeatPenalty > 0 ? { keep: { rows: keepDocuments, drops: dropsFragment } } : {}),
-        });
-        const rows = hits.filter((hit) => !dropsFragment(hit.chunk));
-        const kept = rows.slice(
-          0,
-          documentsEnd(rows, keepDocuments, (hit) => String(hit.chunk.metadata.doc_id)),
-        );
-        return { key, source: collection.name, mode, hits: demoteRepeats(kept, repeatPenalty) };
-      } catch (err) {
-        // the engine's own words stay in the log (the error's cause): they name its internals, and a caller cannot act
-        // on them
-        if (err instanceof Rejection) throw err;
-        if (err instanceof SearchDeadlineError) {
-          throw Object.assign(
-            new Rejection(
-              "SERVICE_UNAVAILABLE",
-              `search did not answer within ${err.deadlineMs} ms (${collection.name}); nothing was charged, retry ` +
-                "after Retry-After",
-              { retryAfterSeconds: deadlineRetryAfterSeconds(err.deadlineMs) },
-            ),
-            { cause: err },
-          );
-        }
-        // not a passing fault: the index must be built again by this server's model, which the operator does
-        if (err instanceof EmbeddingMismatchError) {
-          throw Object.assign(
-            new Rejection(
-              "SERVICE_UNAVAILABLE",
-              `${collection.name} cannot be searched until it is ingested again: its vectors were made by ` +
-                `${err.recorded}, and this server embeds queries with ${err.asked} (the two do not compare); ` +
-                "nothing was charged",
-              { retryAfterSeconds: 300 },
-            ),
-            { cause: err },
-          );
-        }
-        throw Object.assign(
-          new Rejection(
-            "SERVICE_UNAVAILABLE",
-            `search is temporarily unavailable (${collection.name}); nothing was charged, retry shortly`,
-            { retryAfterSeconds: 5 },
-          ),
-          { cause: err },
-        );
-      }
-    }),
-  );
-  return mergeByRelevance(lists, limit, requestTraits(query));
-}
 
 /**
  * A collection that excludes retractions also drops the works retraction lists loaded after its ingestion name (the
@@ -416,6 +309,7 @@ async function rankedRows(
   lists: readonly TargetList[],
   input: SearchRequestInput,
   selection: RowSelection,
+  wholeBest?: ReadonlyMap<string, number>,
 ): Promise<{ rows: CachedRow[]; ended: boolean }> {
   // a passage two searched collections hold is one row (its best), whatever the page or order
   const rowOf = rowMaker(auth, lists);
@@ -424,7 +318,8 @@ async function rankedRows(
   const earlier = page
     ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && seenWork(page.documents, row))
     : undefined;
-  const search = (depth: number) => searchCollections(deps, lists, input.query, depth, input.like?.vector);
+  const search = (depth: number) =>
+    searchCollections(deps, lists, input.query, depth, input.like?.vector, REPEAT_CHUNK_PENALTY, depth, wholeBest);
   if (input.sort && input.sort !== "relevance") {
     // every candidate, earlier pages' too: the order is made over all of them, then those pages are left out
     return { rows: rowsOf(await search(MAX_LIST_DEPTH)), ended: true };
@@ -465,7 +360,10 @@ export async function retrieve(
   const ready = prepared ?? (await prepareRetrieval(deps, auth, input));
   const { targets, plan } = ready;
   const selection = input.selection ?? EVERY_ROW;
-  const lists = await targetListsOf(deps, ready, input.like);
+  const whole = await targetListsOf(deps, ready, input.like);
+  const { lists, wholeBest } = input.within
+    ? await withinWorks(deps, whole, input.query, input.limit, input.within, input.like?.vector)
+    : { lists: whole, wholeBest: undefined };
   // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
   const doiWarnings = plan?.pinnedDois?.length
     ? checkPinnedDois({
@@ -480,7 +378,7 @@ export async function retrieve(
   const backfilling = vectorsBackfilling(deps.engine, [
     ...new Set(lists.filter((l) => l.filter !== "skip" && needsVector(l.collection)).map((l) => l.collection.name)),
   ]);
-  const ranked = await rankedRows(deps, auth, lists, input, selection);
+  const ranked = await rankedRows(deps, auth, lists, input, selection, wholeBest);
   const shares = await backfilling;
   // only a live organization pays, so only its rows are cut to a price cap
   const list = shapeList(ranked.rows, input, chargeModeOf(auth.org) === "live");

@@ -2,7 +2,8 @@
 // journals listing where no journal matches the topic by title or subject (subjectMatch.ts). Retrieval is the search
 // pipeline's own step, so the weights read like search relevance.
 import type { PlainCollection } from "../../domain/collectionDefinitions.js";
-import { searchCollections, type SearchDeps } from "./pipeline.js";
+import { searchCollections } from "./collectionSearch.js";
+import type { SearchDeps } from "./pipeline.js";
 import { journalKey } from "../../domain/inventory.js";
 
 /**
