@@ -363,6 +363,8 @@ export type DomainEvent =
         resultIds: string[];
         works: string[];
         costMicros: string;
+        /** new works held back (max_cost_per_run, or more than a run sends): the next run searches them again */
+        deferredWorks?: string[];
       };
     }
   | {

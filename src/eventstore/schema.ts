@@ -201,6 +201,8 @@ CREATE TABLE IF NOT EXISTS work_first_held (
   first_at   TIMESTAMPTZ NOT NULL,
   PRIMARY KEY (work, collection)
 );
+-- an alert's run reads the works its collections began to hold since its previous run
+CREATE INDEX IF NOT EXISTS work_first_held_since ON work_first_held (collection, first_at);
 -- What each committed batch of an ingestion did, written in the manifest's transaction: a retried batch answers these.
 CREATE TABLE IF NOT EXISTS ingest_batches (
   ingestion_id TEXT NOT NULL,

@@ -7,10 +7,15 @@ import {
   firstHeldIn,
   heldBefore,
   HELD_MARGIN_MS,
+  MAX_WORKS_SEARCHED,
+  newSince,
   selectRun,
+  worksCondition,
   worksOf,
+  worksToSearch,
   type AlertRequest,
 } from "../../src/usecases/alerts/alertRules.js";
+import { compileToPredicate } from "../../src/filters/compileToPredicate.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { project } from "../../projections/project.js";
 import { memoryReader, memoryTables } from "../../projections/memoryTables.js";
@@ -190,8 +195,9 @@ describe("a run", () => {
     expect(run.belowMinRelevance).toBe(2);
     expect(run.withheldByCost).toBe(1);
     expect(run.costMicros).toBe(20000n);
-    // a row held back by the cap stays unseen
+    // a row held back by the cap stays unseen, and the next run searches it again; one below min_relevance does not
     expect(run.works).not.toContain(workOf(row("e", "d5", 0.7)));
+    expect(run.deferred).toEqual([workOf(row("e", "d5", 0.7))]);
   });
 
   it("delivers nothing when every work was seen, and at most a bounded number of works", () => {
@@ -201,9 +207,60 @@ describe("a run", () => {
       selectRun(ranked, new Set(worksOf(ranked)), { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null })
         .rows,
     ).toEqual([]);
+    const bounded = selectRun(ranked, new Set(), { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null });
+    expect(bounded.rows).toHaveLength(MAX_WORKS_PER_RUN);
+    // the works past the bound wait for the next run
+    expect(bounded.deferred).toEqual(worksOf(ranked.slice(MAX_WORKS_PER_RUN)));
+  });
+});
+
+describe("the works a run searches", () => {
+  const at = (iso: string) => new Date(iso);
+  const held = [
+    { work: "notes/a", collection: "notes", at: at("2031-01-01T00:00:00Z") },
+    { work: "doi:10.1/b", collection: "notes", at: at("2031-01-02T00:00:00Z") },
+    { work: "other/c", collection: "other", at: at("2031-01-02T00:00:00Z") },
+    { work: "notes/d", collection: "notes", at: at("2031-01-02T12:00:00Z") },
+  ];
+
+  it("counts from its previous run, or its creation, less the margin", () => {
+    const created = "2031-01-01T00:00:00.000Z";
+    expect(newSince({ created_at: created, last_run_at: null }).getTime()).toBe(Date.parse(created) - HELD_MARGIN_MS);
+    expect(newSince({ created_at: created, last_run_at: "2031-01-02T06:00:00.000Z" }).toISOString()).toBe(
+      new Date(Date.parse("2031-01-02T06:00:00.000Z") - HELD_MARGIN_MS).toISOString(),
+    );
+  });
+
+  it("takes the works its own collections began to hold since then and those held back, less those it has seen", () => {
+    const notes = new Set(["notes"]);
+    expect(worksToSearch(held, notes, at("2031-01-01T12:00:00Z"), new Set(), [])).toEqual(["doi:10.1/b", "notes/d"]);
     expect(
-      selectRun(ranked, new Set(), { minRelevance: 0, onePerDocument: true, maxCostPerRunMicros: null }).rows,
-    ).toHaveLength(MAX_WORKS_PER_RUN);
+      worksToSearch(held, notes, at("2031-01-01T12:00:00Z"), new Set(["notes/d"]), ["notes/a", "notes/d"]),
+    ).toEqual(["doi:10.1/b", "notes/a"]);
+    expect(worksToSearch(held, notes, at("2031-01-03T00:00:00Z"), new Set(), [])).toEqual([]);
+  });
+
+  it("names none past its bound: the run then searches its collections whole", () => {
+    const many = Array.from({ length: MAX_WORKS_SEARCHED + 1 }, (_, i) => ({
+      work: `notes/n${i}`,
+      collection: "notes",
+      at: at("2031-01-02T00:00:00Z"),
+    }));
+    expect(worksToSearch(many, new Set(["notes"]), at("2031-01-01T00:00:00Z"), new Set(), [])).toBeNull();
+    expect(worksToSearch(many.slice(1), new Set(["notes"]), at("2031-01-01T00:00:00Z"), new Set(), [])).toHaveLength(
+      MAX_WORKS_SEARCHED,
+    );
+  });
+
+  it("selects a work's chunks by its DOI in any collection, else by its document id in its own", () => {
+    const works = ["doi:10.1/b", "notes/d", "other/c"];
+    const inNotes = compileToPredicate(worksCondition(works, "notes"));
+    expect(inNotes({ doc_id: "d", chunk_index: 0 })).toBe(true);
+    expect(inNotes({ doc_id: "x", doi: "10.1/B", chunk_index: 0 })).toBe(true);
+    // another collection's document of the same id is not the work
+    expect(inNotes({ doc_id: "c", chunk_index: 0 })).toBe(false);
+    expect(compileToPredicate(worksCondition(works, "other"))({ doc_id: "c", chunk_index: 0 })).toBe(true);
+    expect(worksCondition(["other/c"], "notes")).toEqual({ kind: "none" });
   });
 });
 
@@ -243,6 +300,7 @@ describe("the projection of alert events", () => {
           resultIds: ["r3", "r4"],
           works: ["w3", "w4"],
           costMicros: "1200",
+          deferredWorks: ["w5"],
         },
       },
       "2031-01-02T00:00:00.000Z",
@@ -250,6 +308,7 @@ describe("the projection of alert events", () => {
     expect(alerts.alerts.get("al_1")).toMatchObject({
       state: "active",
       seen: ["w1", "w2", "w3", "w4"],
+      deferred: ["w5"],
       runs: 1,
       last_run_at: "2031-01-02T00:00:00.000Z",
     });

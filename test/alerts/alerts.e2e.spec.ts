@@ -2,8 +2,9 @@
 // an alert starts from what its collection holds, an ingestion of three new matching notes plus unchanged and changed
 // ones sends one `alert.matched` carrying exactly the three (verified with the standardwebhooks library), charged
 // once and tied to the run's queryId; a run with nothing new sends and charges nothing; a work the collection held when
-// the alert was made is never sent as new, even once a change brings it into the search; every route keeps to the
-// key's organization; replay equals the live projections.
+// the alert was made is never sent as new, even once a change brings it into the search; new works are sent however
+// many older ones outrank them, and those a price cap held back come in the next run; every route keeps to the key's
+// organization; replay equals the live projections.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import {
@@ -772,4 +773,104 @@ describe("alerts on a saved search", () => {
     const alert = (await call("GET", `/api/v1/alerts/${created.body.id}`, { key: customer.key })).body;
     expect(alert.runs).toEqual([expect.objectContaining({ works: 1 })]);
   }, 120_000);
+
+  it("sends new works however many older ones outrank them; a price cap's leftovers come in the next run", async () => {
+    // 210 surveys that match the alert's words better than any note added later: a search of the whole collection
+    // (200 rows deep) never reaches the notes
+    const SURVEYS = Array.from({ length: 210 }, (_, n) => ({
+      id: `survey-${n}`,
+      title: `Seagrass meadow decline survey ${n}`,
+      text:
+        `Seagrass meadow decline at site ${n}: the seagrass meadows declined after dredging, and meadow cover ` +
+        "fell.",
+      publication_date: "2020",
+    }));
+    const note = (k: number) => ({
+      id: `note-${k}`,
+      title: `Dugong grazing note ${k}`,
+      text: `Dugongs grazed a seagrass patch near site ${100 + k}.`,
+      publication_date: "2024",
+    });
+    writeJsonl(svc.runtime.config.dataRoot, "deep-v1.jsonl", [...SURVEYS, note(0)]);
+    writeJsonl(svc.runtime.config.dataRoot, "deep-v2.jsonl", [note(1), note(2), note(3)]);
+    writeJsonl(svc.runtime.config.dataRoot, "deep-v3.jsonl", [
+      { id: "crab-1", title: "Mangrove crab census", text: "Fiddler crabs were counted on mangrove mudflats." },
+    ]);
+    const defined = await call("POST", "/admin/v1/collections", {
+      admin,
+      body: plainCollection("seagrass-deep", "jsonl", ["deep-v1.jsonl"], {
+        pricePer1000: "0.020",
+        retrieval: "sparse",
+      }),
+    });
+    expect(defined.status, JSON.stringify(defined.body)).toBe(201);
+    expect(await untilIngested(call, admin, defined.body.ingestionId)).toMatchObject({ state: "completed" });
+    await svc.runtime.db.query(
+      "UPDATE work_first_held SET first_at = first_at - interval '1 hour' WHERE collection = 'seagrass-deep'",
+    );
+    const customer = await operatorSteps(call, admin).customer({ credits: "10.00" });
+    const preview = (query: string) =>
+      call("POST", "/api/v1/search/preview", { key: customer.key, body: { query, collection: "seagrass-deep" } });
+    for (let waited = 0; (await preview("seagrass")).status === 503; waited += 250) {
+      expect(waited, "seagrass-deep never became searchable").toBeLessThan(30_000);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    // what one note costs (every note is as long): the cap of the second alert takes one, not two
+    const priced = await preview("dugongs grazed a seagrass patch");
+    expect(priced.body.results[0].metadata.title).toBe(note(0).title);
+    const oneNote = Number(priced.body.results[0].cost);
+    const hook = await call("POST", "/api/v1/webhooks", {
+      key: customer.key,
+      body: { url: receiver.url("/deep"), events: ["alert.matched"] },
+    });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    const create = async (extra: Record<string, unknown>) => {
+      const made = await call("POST", "/api/v1/alerts", {
+        key: customer.key,
+        body: { query: "seagrass meadow decline", collection: "seagrass-deep", ...extra },
+      });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      return made.body.id as string;
+    };
+    const every = await create({});
+    const capped = await create({ max_cost_per_run: (oneNote * 1.5).toFixed(6) });
+    const ingestDeep = async (file: string) => {
+      const started = await call("POST", "/admin/v1/collections/seagrass-deep/ingest", {
+        admin,
+        body: { files: [file], mode: "upsert" },
+      });
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      expect(await untilIngested(call, admin, started.body.ingestionId)).toMatchObject({ state: "completed" });
+    };
+    const sent = (alert: string) =>
+      receiver
+        .on("/deep")
+        .map((d) => JSON.parse(d.body) as { data: { alertId: string; works: { title: string }[] } })
+        .filter((d) => d.data.alertId === alert)
+        .map((d) => d.data.works.map((w) => w.title));
+    /** the alert's runs (newest first) once it has `n`, none pending */
+    const settledRuns = async (alert: string, n: number) => {
+      for (let waited = 0; ; waited += 250) {
+        const { runs } = (await call("GET", `/api/v1/alerts/${alert}`, { key: customer.key })).body;
+        if (runs.length >= n && runs.every((r: { status: string }) => r.status !== "pending")) return runs;
+        expect(waited, `alert ${alert}: ${JSON.stringify(runs)}`).toBeLessThan(60_000);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    };
+    await ingestDeep("deep-v2.jsonl");
+    await settledRuns(every, 1);
+    await settledRuns(capped, 1);
+    // below 210 better surveys, the three new notes are sent all the same
+    expect(sent(every).map((titles) => [...titles].sort())).toEqual([[1, 2, 3].map((k) => note(k).title)]);
+    expect(sent(capped).map((titles) => titles.length)).toEqual([1]);
+    // the next ingestion adds nothing the alerts ask for; the capped alert's run sends one more of the notes it held
+    // back, and the other alert's run finds nothing new
+    await ingestDeep("deep-v3.jsonl");
+    await settledRuns(capped, 2);
+    expect((await settledRuns(every, 2))[0]).toMatchObject({ status: "empty", works: 0 });
+    const twice = sent(capped).flat();
+    expect(twice).toHaveLength(2);
+    expect(new Set(twice).size).toBe(2);
+    expect(twice.every((title) => title.startsWith("Dugong grazing note"))).toBe(true);
+  }, 180_000);
 });

@@ -30,6 +30,7 @@ export function projectAlert(e: AlertEvent, read: ProjectionReader): Change[] {
             state: "active",
             created_at: e.recordedAt,
             seen: [...d.seenWorks],
+            deferred: [],
             runs: 0,
             last_run_at: null,
             paused_reason: null,
@@ -57,6 +58,7 @@ export function projectAlert(e: AlertEvent, read: ProjectionReader): Change[] {
           table: "alerts",
           row: Object.assign(alert, {
             seen: [...alert.seen, ...d.works],
+            deferred: [...(d.deferredWorks ?? [])],
             runs: alert.runs + 1,
             last_run_at: e.recordedAt,
           }),

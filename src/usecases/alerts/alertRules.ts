@@ -9,6 +9,7 @@ import { assertSearchableQuery } from "../search/queryValidation.js";
 import { ENDPOINT_ID_PATTERN } from "../../domain/webhooks.js";
 import type { AlertDefinitionData, AlertPausedReason } from "../../domain/events.js";
 import { meetsMinRelevance } from "../../domain/relevance.js";
+import type { FilterNode } from "../../filters/ast.js";
 
 export const ALERT_SCHEDULES = ["on_ingest", "daily", "weekly"] as const;
 type AlertSchedule = (typeof ALERT_SCHEDULES)[number];
@@ -155,6 +156,63 @@ export function heldBefore(
   return held;
 }
 
+/**
+ * The most works a run searches within (the works new to its alert): a run with more (a large ingestion, or an alert
+ * that has not run for long) searches its collections whole, ALERT_SEARCH_DEPTH rows deep, as every run once did.
+ */
+export const MAX_WORKS_SEARCHED = 2000;
+
+/**
+ * From when a work counts as new to an alert: its previous run (or its creation), less HELD_MARGIN_MS, so that a work
+ * that became searchable while that run searched is not missed.
+ */
+export function newSince(alert: { created_at: string; last_run_at: string | null }): Date {
+  const from = Math.max(Date.parse(alert.created_at), alert.last_run_at ? Date.parse(alert.last_run_at) : 0);
+  return new Date(from - HELD_MARGIN_MS);
+}
+
+/** A work a collection began to hold: its identity (worksOf), the collection, and when. */
+export interface HeldWork extends FirstHeld {
+  work: string;
+}
+
+/**
+ * The works a run searches within: those its collections began to hold since `since` (newSince), and those an earlier
+ * run held back (`deferred`), less those it has seen; null when there are more than MAX_WORKS_SEARCHED (the run
+ * searches its collections whole).
+ */
+export function worksToSearch(
+  held: readonly HeldWork[],
+  collections: ReadonlySet<string>,
+  since: Date,
+  seen: ReadonlySet<string>,
+  deferred: readonly string[],
+): string[] | null {
+  const works = new Set<string>();
+  for (const h of held) if (collections.has(h.collection) && h.at >= since && !seen.has(h.work)) works.add(h.work);
+  for (const work of deferred) if (!seen.has(work)) works.add(work);
+  return works.size > MAX_WORKS_SEARCHED ? null : [...works].sort();
+}
+
+/**
+ * The condition that selects the chunks of `works` (worksOf identities) in the physical collection `physical`: the
+ * works known by DOI wherever they are held, the others by their document id in their own collection; "none" when it
+ * holds none of them.
+ */
+export function worksCondition(works: readonly string[], physical: string): FilterNode {
+  const dois: string[] = [];
+  const docIds: string[] = [];
+  for (const work of works) {
+    if (work.startsWith("doi:")) dois.push(work.slice(4));
+    else if (work.startsWith(`${physical}/`)) docIds.push(work.slice(physical.length + 1));
+  }
+  const parts: FilterNode[] = [
+    ...(dois.length > 0 ? [{ kind: "in", field: "doi", values: dois } as const] : []),
+    ...(docIds.length > 0 ? [{ kind: "in", field: "doc_id", values: docIds } as const] : []),
+  ];
+  return parts.length === 0 ? { kind: "none" } : parts.length === 1 ? parts[0]! : { kind: "or", children: parts };
+}
+
 interface AlertRow extends DocumentRow, PricedRow {
   id: string;
   relevance: number | null;
@@ -169,6 +227,11 @@ interface RunSelection<T> {
   belowMinRelevance: number;
   /** new works' rows held back by max_cost_per_run (they stay unseen: a later run may deliver them) */
   withheldByCost: number;
+  /**
+   * the new works that met min_relevance and were held back (by max_cost_per_run, or past MAX_WORKS_PER_RUN): the next
+   * run searches them again (at most MAX_WORKS_SEARCHED)
+   */
+  deferred: string[];
   /** what the delivered rows charge, micro-credits */
   costMicros: bigint;
 }
@@ -185,6 +248,7 @@ export function selectRun<T extends AlertRow>(
 ): RunSelection<T> {
   const fresh: T[] = [];
   const taken = new Set<string>();
+  const pastMaxWorks = new Set<string>();
   let belowMinRelevance = 0;
   for (const row of ranked) {
     const work = workOf(row);
@@ -194,17 +258,24 @@ export function selectRun<T extends AlertRow>(
       belowMinRelevance++;
       continue;
     }
-    if (!taken.has(work) && taken.size >= MAX_WORKS_PER_RUN) continue;
+    if (!taken.has(work) && taken.size >= MAX_WORKS_PER_RUN) {
+      pastMaxWorks.add(work);
+      continue;
+    }
     taken.add(work);
     fresh.push(row);
   }
   const capped = capToCost(fresh, def.maxCostPerRunMicros === null ? undefined : BigInt(def.maxCostPerRunMicros));
+  const works = worksOf(capped.kept);
+  const delivered = new Set(works);
+  const heldBack = [...worksOf(fresh).filter((w) => !delivered.has(w)), ...pastMaxWorks];
   return {
     rows: capped.kept,
-    works: worksOf(capped.kept),
+    works,
     belowMinRelevance,
     withheldByCost: capped.withheld,
     costMicros: capped.costMicros,
+    deferred: heldBack.slice(0, MAX_WORKS_SEARCHED),
   };
 }
 

@@ -33,7 +33,19 @@ import {
   type QueryRecord,
 } from "../search/queryCache.js";
 import type { CachedRow } from "../../domain/resultRow.js";
-import { batchBounds, firstHeldIn, heldBefore, inBatch, selectRun, worksOf, type FirstHeld } from "./alertRules.js";
+import {
+  batchBounds,
+  firstHeldIn,
+  heldBefore,
+  inBatch,
+  MAX_WORKS_SEARCHED,
+  newSince,
+  selectRun,
+  worksOf,
+  worksToSearch,
+  type FirstHeld,
+  type HeldWork,
+} from "./alertRules.js";
 import { workflowActor, type AlertsContext } from "./alertsContext.js";
 import { pauseRetired } from "./alertState.js";
 import { keepAlertVectors, loadAlertVectors } from "./alertVectors.js";
@@ -244,16 +256,22 @@ export async function runBatch(
  * statement. A run that cannot be paid for, or whose alert stopped meanwhile, is not recorded.
  */
 async function openRuns(ctx: AlertsContext, runs: BatchRun[], known: Map<string, AlertRunRow>): Promise<void> {
-  const found = new Map<string, RetrievalOutcome>();
+  const found = new Map<string, FoundRows>();
   const searching = runs.filter((r) => !known.has(r.input.queryId));
   const { embedder } = ctx.deps.search;
-  const unstored = await loadAlertVectors(
-    ctx.db,
-    embedder,
-    searching.map((r) => r.alert.definition.query),
-  );
+  const [unstored, newWorks] = await Promise.all([
+    loadAlertVectors(
+      ctx.db,
+      embedder,
+      searching.map((r) => r.alert.definition.query),
+    ),
+    newWorksOf(
+      ctx,
+      searching.map((r) => r.alert),
+    ),
+  ]);
   await inLanes(searching, BATCH_SEARCHES_IN_FLIGHT, async ({ alert, input }) => {
-    const outcome = await searchRun(ctx, alert, input);
+    const outcome = await searchRun(ctx, alert, input, newWorks.get(alert.alert_id) ?? null);
     if (outcome) found.set(input.queryId, outcome);
   });
   // alerts made before their vectors were stored: the next runs load them
@@ -321,21 +339,65 @@ async function firstHeldTimes(ctx: AlertsContext, works: string[]): Promise<Map<
   return times;
 }
 
+/** What a run's search found: its rows, best first, and what its cached query records of the search. */
+type FoundRows = Pick<RetrievalOutcome, "rows" | "requested" | "filtersApplied">;
+
+/**
+ * Rows read from work_first_held for one batch at most (newest first): an alert whose window reaches past them searches
+ * whole.
+ */
+const HELD_ROWS_READ = 10 * MAX_WORKS_SEARCHED;
+
+/**
+ * The works each active alert's run searches within (alertRules.ts worksToSearch), by alert id: those its collections
+ * began to hold since its previous run, and those that run held back, less those it has seen; null: too many to name,
+ * or more than one read could tell (the run searches its collections whole). One read of work_first_held per batch.
+ */
+async function newWorksOf(ctx: AlertsContext, alerts: readonly AlertRow[]): Promise<Map<string, string[] | null>> {
+  const active = alerts.filter((a) => a.state === "active");
+  const works = new Map<string, string[] | null>();
+  if (active.length === 0) return works;
+  const watched = new Map(active.map((a) => [a.alert_id, physicalCollectionsOf(ctx, a.definition)]));
+  const since = new Date(Math.min(...active.map((a) => newSince(a).getTime())));
+  const rows = await ctx.db.query<{ collection: string; work: string; first_at: Date | string }>(
+    `SELECT collection, work, first_at FROM work_first_held WHERE collection = ANY($1::text[]) AND first_at >= $2
+     ORDER BY first_at DESC LIMIT $3`,
+    [[...new Set([...watched.values()].flatMap((c) => [...c]))], since, HELD_ROWS_READ],
+  );
+  const held: HeldWork[] = rows.map((r) => ({ collection: r.collection, work: r.work, at: new Date(r.first_at) }));
+  // the read stopped short: an alert whose window starts at or before its oldest row may have more
+  const readFrom = rows.length === HELD_ROWS_READ ? held[held.length - 1]!.at : null;
+  for (const alert of active) {
+    const from = newSince(alert);
+    works.set(
+      alert.alert_id,
+      readFrom && from <= readFrom
+        ? null
+        : worksToSearch(held, watched.get(alert.alert_id)!, from, new Set(alert.seen), alert.deferred ?? []),
+    );
+  }
+  return works;
+}
+
 /**
  * The search of a new run: only of an active alert, and only what could be paid for once delivered, as the alert's
- * key; undefined: the run is skipped. An alert on a collection retired meanwhile is paused here (told once).
+ * key; undefined: the run is skipped. An alert on a collection retired meanwhile is paused here (told once). `works`:
+ * the works new to it (newWorksOf), searched alone (none: nothing is searched, and the run finds nothing); null: its
+ * collections are searched whole.
  */
 async function searchRun(
   ctx: AlertsContext,
   alert: AlertRow,
   input: AlertRunInput,
-): Promise<RetrievalOutcome | undefined> {
+  works: string[] | null,
+): Promise<FoundRows | undefined> {
   if (alert.state !== "active") return undefined;
   // a collection it searches was retired (a retirement whose pauses were cut short): paused now, told once
   if (await pauseRetired(ctx, alert, workflowActor(alertRunWorkflowId(input.queryId)))) return undefined;
   const auth = await ctx.payingCaller(alert);
   if (!auth) return undefined;
-  return ctx.searchNow(auth, alert.definition);
+  if (works?.length === 0) return { rows: [], requested: [] };
+  return ctx.searchNow(auth, alert.definition, false, works ?? undefined);
 }
 
 /**
@@ -345,7 +407,7 @@ async function searchRun(
 function runOpened(
   alert: AlertRow,
   input: AlertRunInput,
-  found: RetrievalOutcome,
+  found: FoundRows,
   seen: ReadonlySet<string>,
 ): { events: DomainEvent[]; rows: CachedRow[] } {
   const selected = selectRun(found.rows, seen, alert.definition);
@@ -359,6 +421,7 @@ function runOpened(
         resultIds: selected.rows.map((r) => r.id),
         works: selected.works,
         costMicros: selected.costMicros.toString(),
+        ...(selected.deferred.length > 0 ? { deferredWorks: selected.deferred } : {}),
       },
     },
   ];
@@ -373,7 +436,7 @@ const runRecord = (
   alert: AlertRow,
   queryId: string,
   rows: CachedRow[],
-  found: RetrievalOutcome,
+  found: FoundRows,
 ): QueryRecord => ({
   queryId,
   orgId: alert.org_id,

@@ -22,6 +22,8 @@ export interface AlertRow {
   state: "active" | "paused" | "deleted";
   created_at: string;
   seen: string[];
+  /** the new works its last run held back (max_cost_per_run, or past a run's most): its next run searches them again */
+  deferred: string[];
   runs: number;
   last_run_at: string | null;
   paused_reason: AlertPausedReason | null;
@@ -53,6 +55,7 @@ export const ALERTS: TableSpec<"alerts"> = {
     state: "text",
     created_at: "timestamptz",
     seen: "jsonb",
+    deferred: "jsonb",
     runs: "integer",
     last_run_at: "timestamptz",
     paused_reason: "jsonb",
@@ -65,6 +68,8 @@ CREATE TABLE IF NOT EXISTS ${p}alerts (
 CREATE INDEX IF NOT EXISTS ${p}alerts_org ON ${p}alerts (org_id, created_at);
 -- why the service paused an alert (its collection retired); null when it runs or its organization paused it
 ALTER TABLE ${p}alerts ADD COLUMN IF NOT EXISTS paused_reason JSONB;
+-- the new works its last run held back, searched again by its next run
+ALTER TABLE ${p}alerts ADD COLUMN IF NOT EXISTS deferred JSONB NOT NULL DEFAULT '[]';
 `,
 };
 

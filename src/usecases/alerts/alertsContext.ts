@@ -14,7 +14,7 @@ import type { AuthContext } from "../auth/context.js";
 import type { IntegrityOf } from "../works/integrityRows.js";
 import type { Accounts } from "../accounts/accounts.js";
 import { retrieve, type AuthorFilterCheck, type SearchDeps } from "../search/pipeline.js";
-import { ALERT_SEARCH_DEPTH, retiredReason, type AlertDefinition } from "./alertRules.js";
+import { ALERT_SEARCH_DEPTH, retiredReason, worksCondition, type AlertDefinition } from "./alertRules.js";
 
 export interface AlertsDeps {
   db: Db;
@@ -93,15 +93,17 @@ export function alertsContext(deps: AlertsDeps) {
 
   /**
    * The rows a search of the alert finds now, best first, as a search of the key that made it. `creating`: the
-   * search that seeds a new alert, which checks its author ids as a search does.
+   * search that seeds a new alert, which checks its author ids as a search does. `works`: only these works' chunks
+   * (alertRules.ts worksToSearch), each row's relevance read as in the whole collection's list.
    */
-  const searchNow = (auth: AuthContext, def: AlertDefinition, creating = false) =>
+  const searchNow = (auth: AuthContext, def: AlertDefinition, creating = false, works?: readonly string[]) =>
     retrieve(creating ? { ...deps.search, authorFilter: deps.authorFilter } : deps.search, auth, {
       collections: def.collections,
       query: def.query,
       limit: ALERT_SEARCH_DEPTH,
       filters: def.filters,
       selection: EVERY_ROW,
+      ...(works ? { within: (physical: string) => worksCondition(works, physical) } : {}),
     });
 
   /** The first collection the alert searches that was retired, as its pause's reason; null while all are in force. */
