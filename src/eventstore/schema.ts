@@ -45,6 +45,12 @@ CREATE INDEX IF NOT EXISTS query_records_org ON query_records (org_id, created_a
 -- (derived data, made again when missing)
 CREATE TABLE IF NOT EXISTS alert_query_vectors (
   model TEXT NOT NULL, query_sha256 TEXT NOT NULL, vector BYTEA NOT NULL, PRIMARY KEY (model, query_sha256));
+-- the best engine score of an alert's whole list in each physical collection, as its last whole search read it (at):
+-- a run within the works new to it reads their relevance against it (src/usecases/alerts/alertListBest.ts; derived
+-- data, read again when missing or a day old)
+CREATE TABLE IF NOT EXISTS alert_list_best (
+  alert_id TEXT NOT NULL, collection TEXT NOT NULL, best DOUBLE PRECISION NOT NULL, at TIMESTAMPTZ NOT NULL,
+  PRIMARY KEY (alert_id, collection));
 CREATE TABLE IF NOT EXISTS preview_idempotency (
   org_id       TEXT NOT NULL,
   idem_key     TEXT NOT NULL,

@@ -205,7 +205,7 @@ describe("a search stops at the limit-th document, with the same rows", () => {
             search,
             query.text,
             200,
-            (physical) => worksCondition(works, physical),
+            { condition: (physical) => worksCondition(works, physical) },
             query.vector,
           );
           const within = await searchCollections(

@@ -23,7 +23,7 @@ import {
 } from "../../../workflows/alertTypes.js";
 import type { WebhookEventToPublish } from "../../domain/webhookPublish.js";
 import { rowsWithIntegrity } from "../works/integrityRows.js";
-import type { RetrievalOutcome } from "../search/pipeline.js";
+import type { ListBest, RetrievalOutcome } from "../search/pipeline.js";
 import {
   loadQueryRecord,
   loadQueryRecords,
@@ -48,6 +48,7 @@ import {
 } from "./alertRules.js";
 import { workflowActor, type AlertsContext } from "./alertsContext.js";
 import { pauseRetired } from "./alertState.js";
+import { keepListBest, loadListBest } from "./alertListBest.js";
 import { keepAlertVectors, loadAlertVectors } from "./alertVectors.js";
 
 /** The endpoint a run's charge names in the ledger (SearchCharged.endpoint). */
@@ -259,7 +260,7 @@ async function openRuns(ctx: AlertsContext, runs: BatchRun[], known: Map<string,
   const found = new Map<string, FoundRows>();
   const searching = runs.filter((r) => !known.has(r.input.queryId));
   const { embedder } = ctx.deps.search;
-  const [unstored, newWorks] = await Promise.all([
+  const [unstored, newWorks, listBest] = await Promise.all([
     loadAlertVectors(
       ctx.db,
       embedder,
@@ -269,11 +270,21 @@ async function openRuns(ctx: AlertsContext, runs: BatchRun[], known: Map<string,
       ctx,
       searching.map((r) => r.alert),
     ),
+    loadListBest(
+      ctx.db,
+      searching.map((r) => r.alert.alert_id),
+      ctx.clock(),
+    ),
   ]);
+  const bests: { alertId: string; listBest: ListBest }[] = [];
   await inLanes(searching, BATCH_SEARCHES_IN_FLIGHT, async ({ alert, input }) => {
-    const outcome = await searchRun(ctx, alert, input, newWorks.get(alert.alert_id) ?? null);
+    const works = newWorks.get(alert.alert_id) ?? null;
+    const outcome = await searchRun(ctx, alert, input, works && { works, knownBest: listBest.get(alert.alert_id) });
     if (outcome) found.set(input.queryId, outcome);
+    if (outcome?.listBest) bests.push({ alertId: alert.alert_id, listBest: outcome.listBest });
   });
+  // what the searches read of the lists' bests, for the next runs (derived data: a run without it reads it again)
+  await keepListBest(ctx.db, bests, ctx.clock());
   // alerts made before their vectors were stored: the next runs load them
   await keepAlertVectors(ctx.db, embedder, unstored);
   const opening = runs.filter((r) => found.has(r.input.queryId));
@@ -339,8 +350,11 @@ async function firstHeldTimes(ctx: AlertsContext, works: string[]): Promise<Map<
   return times;
 }
 
-/** What a run's search found: its rows, best first, and what its cached query records of the search. */
-type FoundRows = Pick<RetrievalOutcome, "rows" | "requested" | "filtersApplied">;
+/**
+ * What a run's search found: its rows, best first, what its cached query records of the search, and what it read of
+ * its lists' bests (none when nothing was searched).
+ */
+type FoundRows = Pick<RetrievalOutcome, "rows" | "requested" | "filtersApplied"> & { listBest?: ListBest };
 
 /**
  * Rows read from work_first_held for one batch at most (newest first): an alert whose window reaches past them searches
@@ -381,23 +395,24 @@ async function newWorksOf(ctx: AlertsContext, alerts: readonly AlertRow[]): Prom
 
 /**
  * The search of a new run: only of an active alert, and only what could be paid for once delivered, as the alert's
- * key; undefined: the run is skipped. An alert on a collection retired meanwhile is paused here (told once). `works`:
- * the works new to it (newWorksOf), searched alone (none: nothing is searched, and the run finds nothing); null: its
- * collections are searched whole.
+ * key; undefined: the run is skipped. An alert on a collection retired meanwhile is paused here (told once).
+ * `within.works`: the works new to it (newWorksOf), searched alone (none: nothing is searched, and the run finds
+ * nothing), their relevance read against its lists' bests (`knownBest`, alertListBest.ts); null: its collections are
+ * searched whole.
  */
 async function searchRun(
   ctx: AlertsContext,
   alert: AlertRow,
   input: AlertRunInput,
-  works: string[] | null,
+  within: { works: string[]; knownBest?: ReadonlyMap<string, number> } | null,
 ): Promise<FoundRows | undefined> {
   if (alert.state !== "active") return undefined;
   // a collection it searches was retired (a retirement whose pauses were cut short): paused now, told once
   if (await pauseRetired(ctx, alert, workflowActor(alertRunWorkflowId(input.queryId)))) return undefined;
   const auth = await ctx.payingCaller(alert);
   if (!auth) return undefined;
-  if (works?.length === 0) return { rows: [], requested: [] };
-  return ctx.searchNow(auth, alert.definition, false, works ?? undefined);
+  if (within?.works.length === 0) return { rows: [], requested: [] };
+  return ctx.searchNow(auth, alert.definition, false, within ?? undefined);
 }
 
 /**

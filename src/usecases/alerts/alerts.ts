@@ -4,6 +4,7 @@
 // when its delivery was proven). The REST routes, the MCP tool and the activities call these. Each operation is a
 // function of what they share (alertsContext.ts): creating here, pausing in alertState.ts, the runs in alertRuns.ts.
 import { randomBytes } from "node:crypto";
+import { keepListBest } from "./alertListBest.js";
 import { keepAlertVectors } from "./alertVectors.js";
 import { runStreamCommand } from "../../../projections/streamCommand.js";
 import { Rejection } from "../../domain/rejection.js";
@@ -175,6 +176,9 @@ async function createAlert(ctx: AlertsContext, auth: AuthContext, body: AlertReq
     };
   });
   if (def.schedule !== "on_ingest") await scheduleAlert(ctx, alertId, def);
+  // its runs search only the works new to it, reading their relevance against its lists' bests as this search found
+  // them; best effort as the vectors below: a run without them reads them again
+  await keepListBest(ctx.db, [{ alertId, listBest: seed.listBest }], ctx.clock()).catch(() => undefined);
   // its runs load the query's vector instead of running the model again; the alert exists already, so a store that
   // fails here leaves its runs to embed the query, never the request to fail
   await keepAlertVectors(ctx.db, ctx.deps.search.embedder, [def.query]).catch(() => undefined);

@@ -93,17 +93,30 @@ export function alertsContext(deps: AlertsDeps) {
 
   /**
    * The rows a search of the alert finds now, best first, as a search of the key that made it. `creating`: the
-   * search that seeds a new alert, which checks its author ids as a search does. `works`: only these works' chunks
-   * (alertRules.ts worksToSearch), each row's relevance read as in the whole collection's list.
+   * search that seeds a new alert, which checks its author ids as a search does. `within.works`: only these works'
+   * chunks (alertRules.ts worksToSearch), each row's relevance read against its whole collection's best (`knownBest`
+   * where the alert keeps it, alertListBest.ts).
    */
-  const searchNow = (auth: AuthContext, def: AlertDefinition, creating = false, works?: readonly string[]) =>
+  const searchNow = (
+    auth: AuthContext,
+    def: AlertDefinition,
+    creating = false,
+    within?: { works: readonly string[]; knownBest?: ReadonlyMap<string, number> },
+  ) =>
     retrieve(creating ? { ...deps.search, authorFilter: deps.authorFilter } : deps.search, auth, {
       collections: def.collections,
       query: def.query,
       limit: ALERT_SEARCH_DEPTH,
       filters: def.filters,
       selection: EVERY_ROW,
-      ...(works ? { within: (physical: string) => worksCondition(works, physical) } : {}),
+      ...(within
+        ? {
+            within: {
+              condition: (physical: string) => worksCondition(within.works, physical),
+              knownBest: within.knownBest,
+            },
+          }
+        : {}),
     });
 
   /** The first collection the alert searches that was retired, as its pause's reason; null while all are in force. */

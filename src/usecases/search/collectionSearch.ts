@@ -143,26 +143,30 @@ async function searchLists(
 
 /**
  * The lists of a search within some works (SearchRequestInput.within), `depth` rows deep: each collection's filter
- * ANDed with the condition `within` gives it ('skip' where it holds none of them), and the best engine score of each
- * whole collection's list (its first row, by physical collection), which the rows' relevance reads
- * (searchCollections' `wholeBest`). The whole lists take as many candidates as for that depth (a hybrid score counts a
- * retriever's share only for the chunks among its candidates), and fetch only the rows that can be the first.
+ * ANDed with the works' condition ('skip' where it holds none of them), and the best engine score of each whole
+ * collection's list (its first row, by physical collection), which the rows' relevance reads (searchCollections'
+ * `wholeBest`): as the caller knows it, else read now (`searchedWhole`). The whole lists take as many candidates as
+ * for that depth (a hybrid score counts a retriever's share only for the chunks among its candidates), and fetch only
+ * the rows that can be the first.
  */
 export async function withinWorks<T extends CollectionSearch>(
   deps: SearchEngines,
   whole: readonly T[],
   query: string,
   depth: number,
-  within: (physical: string) => FilterNode,
+  within: { condition: (physical: string) => FilterNode; knownBest?: ReadonlyMap<string, number> },
   queryVector?: Float32Array,
-): Promise<{ lists: T[]; wholeBest: Map<string, number> }> {
+): Promise<{ lists: T[]; wholeBest: Map<string, number>; searchedWhole: string[] }> {
   const lists = whole.map((l): T => {
-    const works = within(l.collection.name);
+    const works = within.condition(l.collection.name);
     if (l.filter === "skip" || works.kind === "none") return { ...l, filter: "skip" };
     return { ...l, filter: l.filter ? { kind: "and", children: [l.filter, works] } : works };
   });
-  // only the collections that hold some of the works are searched whole, and only for their first row
-  const searched = whole.filter((_, i) => lists[i]!.filter !== "skip");
-  const firstRows = await searchLists(deps, searched, query, depth, queryVector, REPEAT_CHUNK_PENALTY, 1);
-  return { lists, wholeBest: bestScores(firstRows) };
+  // only the collections that hold some of the works, and whose best is not known, are searched whole for their first
+  // row
+  const unknown = whole.filter((l, i) => lists[i]!.filter !== "skip" && !within.knownBest?.has(l.collection.name));
+  const firstRows = await searchLists(deps, unknown, query, depth, queryVector, REPEAT_CHUNK_PENALTY, 1);
+  const wholeBest = new Map(within.knownBest);
+  for (const [source, best] of bestScores(firstRows)) wholeBest.set(source, best);
+  return { lists, wholeBest, searchedWhole: [...new Set(unknown.map((l) => l.collection.name))] };
 }

@@ -76,11 +76,26 @@ export interface SearchRequestInput {
   page?: PageExclusion;
   /** the most the rows may charge, micro-credits (a live organization's rows are cut to it, best first) */
   maxCostMicros?: bigint;
+  /** only some works are searched (an alert's run: the works new to it) */
+  within?: SearchWithin;
+}
+
+/** A search within some works (SearchRequestInput.within). */
+interface SearchWithin {
+  /** the condition each physical collection's chunks of the works meet */
+  condition: (physical: string) => FilterNode;
   /**
-   * only some works are searched (an alert's run: the works new to it), each physical collection under the condition
-   * this gives it; the rows' relevance still reads the best score of the whole collection (one more search, of depth 1)
+   * the best engine score of each whole collection's list, by physical collection, where the caller knows it; the
+   * others are read with one more search each (collectionSearch.ts withinWorks), since the rows' relevance reads it
    */
-  within?: (physical: string) => FilterNode;
+  knownBest?: ReadonlyMap<string, number>;
+}
+
+/** The best engine score of each list (ListBest.best), and which of them a search of the whole collection read. */
+export interface ListBest {
+  best: Map<string, number>;
+  /** the physical collections whose best was read from their whole list now (not known before) */
+  searchedWhole: string[];
 }
 
 /** A work to search near, resolved from the collections the key reaches. */
@@ -118,6 +133,11 @@ export interface RetrievalOutcome {
   costCap?: { withheld: number; nextRowCostMicros: bigint | null };
   /** the dense and hybrid collections searched whose vector backfill runs, with their share; absent when none */
   vectorsBackfilling?: VectorsBackfilling[];
+  /**
+   * the best engine score of each physical collection's list that reached the rows (by its first row), and of each a
+   * search within some works searched (the whole list's best, or a better row of those works)
+   */
+  listBest: ListBest;
 }
 
 /**
@@ -310,7 +330,7 @@ async function rankedRows(
   input: SearchRequestInput,
   selection: RowSelection,
   wholeBest?: ReadonlyMap<string, number>,
-): Promise<{ rows: CachedRow[]; ended: boolean }> {
+): Promise<{ rows: CachedRow[]; ended: boolean; best: Map<string, number> }> {
   // a passage two searched collections hold is one row (its best), whatever the page or order
   const rowOf = rowMaker(auth, lists);
   const rowsOf = (merged: readonly MergedHit[]) => withoutRepeatedPassages(merged.map(rowOf));
@@ -318,11 +338,25 @@ async function rankedRows(
   const earlier = page
     ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && seenWork(page.documents, row))
     : undefined;
-  const search = (depth: number) =>
-    searchCollections(deps, lists, input.query, depth, input.like?.vector, REPEAT_CHUNK_PENALTY, depth, wholeBest);
+  // each list's best: its first row when it reached the merged rows (relevance rises with the score within a list)
+  const best = new Map(wholeBest);
+  const search = async (depth: number) => {
+    const merged = await searchCollections(
+      deps,
+      lists,
+      input.query,
+      depth,
+      input.like?.vector,
+      REPEAT_CHUNK_PENALTY,
+      depth,
+      wholeBest,
+    );
+    for (const m of merged) best.set(m.source, Math.max(best.get(m.source) ?? -Infinity, m.hit.score));
+    return merged;
+  };
   if (input.sort && input.sort !== "relevance") {
     // every candidate, earlier pages' too: the order is made over all of them, then those pages are left out
-    return { rows: rowsOf(await search(MAX_LIST_DEPTH)), ended: true };
+    return { rows: rowsOf(await search(MAX_LIST_DEPTH)), ended: true, best };
   }
   const maxDepth = page ? MAX_LIST_DEPTH : MAX_DOCUMENT_DEPTH;
   const before = page ? page.ids.size : 0;
@@ -334,12 +368,12 @@ async function rankedRows(
     const last = merged[merged.length - 1];
     const ended = merged.length < depth || depth >= maxDepth;
     // a first page of chunks is one search, unless repeated passages left fewer than `limit` rows
-    if (!page && !selection.onePerDocument && (rows.length >= input.limit || ended)) return { rows, ended };
+    if (!page && !selection.onePerDocument && (rows.length >= input.limit || ended)) return { rows, ended, best };
     const belowThreshold = last !== undefined && !meetsMinRelevance(last.relevance, selection.minRelevance);
     const enough =
       (selection.onePerDocument ? firstPerDocument(rows, (row) => row, input.limit).length : rows.length) >=
       input.limit;
-    if (ended || belowThreshold || enough) return { rows, ended };
+    if (ended || belowThreshold || enough) return { rows, ended, best };
     depth = Math.min(maxDepth, depth * 3);
   }
 }
@@ -361,9 +395,9 @@ export async function retrieve(
   const { targets, plan } = ready;
   const selection = input.selection ?? EVERY_ROW;
   const whole = await targetListsOf(deps, ready, input.like);
-  const { lists, wholeBest } = input.within
+  const { lists, wholeBest, searchedWhole } = input.within
     ? await withinWorks(deps, whole, input.query, input.limit, input.within, input.like?.vector)
-    : { lists: whole, wholeBest: undefined };
+    : { lists: whole, wholeBest: undefined, searchedWhole: undefined };
   // best effort beside the search, within its own time budget (spec: doi_not_in_collection)
   const doiWarnings = plan?.pinnedDois?.length
     ? checkPinnedDois({
@@ -405,6 +439,7 @@ export async function retrieve(
     ...(list.sorted ? { sorted: list.sorted } : {}),
     ...(list.costCap ? { costCap: list.costCap } : {}),
     ...(shares.length > 0 ? { vectorsBackfilling: shares } : {}),
+    listBest: { best: ranked.best, searchedWhole: searchedWhole ?? [...ranked.best.keys()] },
   };
 }
 

@@ -1,0 +1,80 @@
+// An alert's list bests (alertListBest.ts), on PGlite and a real PostgreSQL server: a best read from the whole list
+// replaces the one kept and dates it; a new work's better row raises it and keeps its date; a best never read whole
+// and one a day old are not handed to a run, which then reads the whole list again.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../../src/eventstore/db.js";
+import { keepListBest, loadListBest } from "../../src/usecases/alerts/alertListBest.js";
+
+/** How long a list best stands (alertListBest.ts LIST_BEST_MAX_AGE_MS): a day. */
+const LIST_BEST_MAX_AGE_MS = 24 * 3_600_000;
+import { freshStore, STORE_KINDS } from "../support/stores.js";
+
+describe.each(STORE_KINDS)("alert list bests on %s", (kind) => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await freshStore(kind);
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("keeps the whole list's best, raises it by a better row, and hands a run only a fresh one", async () => {
+    const t0 = new Date("2031-03-01T00:00:00.000Z");
+    const later = (ms: number) => new Date(t0.getTime() + ms);
+    const whole = (best: Record<string, number>) => ({
+      best: new Map(Object.entries(best)),
+      searchedWhole: Object.keys(best),
+    });
+    await keepListBest(
+      db,
+      [
+        { alertId: "al_a", listBest: whole({ notes: 0.62, pubmed: 0.41 }) },
+        { alertId: "al_b", listBest: whole({ notes: 0.55 }) },
+      ],
+      t0,
+    );
+    expect(await loadListBest(db, ["al_a", "al_b", "al_none"], later(1000))).toEqual(
+      new Map([
+        [
+          "al_a",
+          new Map([
+            ["notes", 0.62],
+            ["pubmed", 0.41],
+          ]),
+        ],
+        ["al_b", new Map([["notes", 0.55]])],
+      ]),
+    );
+    // a run within new works: a better new row raises notes (its date kept), a worse one leaves pubmed; a collection
+    // never read whole is kept but not handed out
+    await keepListBest(
+      db,
+      [
+        {
+          alertId: "al_a",
+          listBest: {
+            best: new Map([
+              ["notes", 0.7],
+              ["pubmed", 0.3],
+              ["arxiv", 0.5],
+            ]),
+            searchedWhole: [],
+          },
+        },
+      ],
+      later(3_600_000),
+    );
+    expect((await loadListBest(db, ["al_a"], later(7_200_000))).get("al_a")).toEqual(
+      new Map([
+        ["notes", 0.7],
+        ["pubmed", 0.41],
+      ]),
+    );
+    // a day after its whole read, no best is handed out; read whole again, a lower best replaces it
+    expect(await loadListBest(db, ["al_a"], later(LIST_BEST_MAX_AGE_MS + 1))).toEqual(new Map());
+    await keepListBest(db, [{ alertId: "al_a", listBest: whole({ notes: 0.6 }) }], later(LIST_BEST_MAX_AGE_MS + 2));
+    expect((await loadListBest(db, ["al_a"], later(LIST_BEST_MAX_AGE_MS + 3))).get("al_a")).toEqual(
+      new Map([["notes", 0.6]]),
+    );
+  });
+});
