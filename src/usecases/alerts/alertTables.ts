@@ -22,11 +22,11 @@ export interface AlertRow {
   state: "active" | "paused" | "deleted";
   created_at: string;
   seen: string[];
-  /** the new works its last run held back (max_cost_per_run, or past a run's most): its next run searches them again */
-  deferred: string[];
   runs: number;
   last_run_at: string | null;
   paused_reason: AlertPausedReason | null;
+  /** the new works its last run held back (max_cost_per_run, or past a run's most): its next run searches them again */
+  deferred: string[];
 }
 /**
  * One run of an alert: its cached query, the rows and works it delivers, and how it ended (amount: what it charged).
@@ -55,10 +55,10 @@ export const ALERTS: TableSpec<"alerts"> = {
     state: "text",
     created_at: "timestamptz",
     seen: "jsonb",
-    deferred: "jsonb",
     runs: "integer",
     last_run_at: "timestamptz",
     paused_reason: "jsonb",
+    deferred: "jsonb",
   },
   primaryKey: ["alert_id"],
   ddl: (p) => `-- alerts on a saved search: each with the works it has seen, and each run with the works it delivered
