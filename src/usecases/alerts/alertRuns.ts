@@ -387,7 +387,7 @@ async function newWorksOf(ctx: AlertsContext, alerts: readonly AlertRow[]): Prom
       alert.alert_id,
       readFrom && from <= readFrom
         ? null
-        : worksToSearch(held, watched.get(alert.alert_id)!, from, new Set(alert.seen), alert.deferred ?? []),
+        : worksToSearch(held, watched.get(alert.alert_id)!, from, new Set(alert.seen), alert.deferred),
     );
   }
   return works;
