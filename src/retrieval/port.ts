@@ -40,6 +40,11 @@ export interface SearchRequest {
    * fetch and return less. The hits it returns are the first of the `limit` it would return without it, unchanged.
    */
   keep?: KeptRows;
+  /**
+   * Set by a caller whose filter selects few chunks (a search within some works): the engine may read every chunk it
+   * selects and rank them itself, in fewer requests. The hits are the same.
+   */
+  few?: boolean;
 }
 
 /** What a caller keeps of a list: see SearchRequest.keep. */

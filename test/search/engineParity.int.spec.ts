@@ -215,6 +215,76 @@ describe("embedded and OpenSearch engines agree", () => {
     }
   });
 
+  it("reads a filter's few chunks in one search and the ceiling, the same rows; more: the usual search", async () => {
+    const recorder = await startRecordingProxy(url);
+    const engine = createOpenSearchEngine({ url: recorder.url, indexPrefix: `parity-${process.pid}-` });
+    const drops = () => false;
+    const rowsOf = (hits: readonly SearchHit[]) =>
+      hits.map((h) => ({ id: h.id, score: h.score, dense: h.dense, sparse: h.sparse, chunk: h.chunk }));
+    try {
+      // the first searches read the index's mapping, chunk count and vector coverage (kept, and read again behind
+      // later searches now and then: not counted)
+      await engine.search({
+        index: INDEX,
+        mode: "hybrid",
+        text: "warm up",
+        vector: pseudoRandomVector("w", DIMS),
+        limit: 5,
+      });
+      let compared = 0;
+      for (const [q, query] of loadScifactQueries(12).entries()) {
+        const vector = pseudoRandomVector(query.text, DIMS);
+        const top = await opensearch.search({ index: INDEX, mode: "hybrid", text: query.text, vector, limit: 30 });
+        // works near the top of the whole list, in its middle, and anywhere in the index (an alert's new works)
+        const docs = [
+          ...[1, 4, 12, 25].map((rank) => top[rank]?.chunk.metadata.doc_id),
+          ...[0, 1, 2, 3].map((k) => chunks[(q * 37 + k * 53) % chunks.length]!.metadata.doc_id),
+        ];
+        const filter: FilterNode = { kind: "in", field: "doc_id", values: [...new Set(docs.map(String))] };
+        for (const mode of modes) {
+          const where = `${mode} "${query.text}"`;
+          // as an alert's run asks: 200 rows deep, keeping 200 documents
+          const request = {
+            index: INDEX,
+            mode,
+            text: query.text,
+            vector,
+            limit: 200,
+            keep: { rows: 200, drops },
+            filter,
+          };
+          const own = await opensearch.search(request);
+          recorder.requests.length = 0;
+          const few = await engine.search({ ...request, few: true });
+          expect(rowsOf(few), where).toEqual(rowsOf(own));
+          expect(
+            (await embedded.search({ ...request, few: true })).map((h) => h.id),
+            where,
+          ).toEqual(own.map((h) => h.id));
+          const paths = recorder.requests
+            .map((r) => `${r.method} ` + `${r.path.replace(/^\/[^/]+\//, "/").replace(/\?.*$/, "")}`)
+            .filter((path) => path !== "GET /_count");
+          expect(paths.sort(), where).toEqual(
+            mode === "dense" ? ["POST /_search"] : ["POST /_search", "POST /_termvectors"],
+          );
+          compared += own.length;
+        }
+        // a filter that selects more chunks than a retriever takes for 3 rows (100): the mode's own search, its rows
+        const wide: FilterNode = { kind: "not", child: { kind: "in", field: "doc_id", values: [String(docs[0])] } };
+        const request = { index: INDEX, mode: "hybrid" as const, text: query.text, vector, limit: 3, filter: wide };
+        recorder.requests.length = 0;
+        expect(rowsOf(await engine.search({ ...request, few: true }))).toEqual(
+          rowsOf(await opensearch.search(request)),
+        );
+        expect(recorder.requests.some((r) => r.path.includes("/_mget"))).toBe(true);
+      }
+      expect(compared).toBeGreaterThan(12 * 3 * 4);
+    } finally {
+      await engine.close();
+      await recorder.stop();
+    }
+  });
+
   it("returns stored chunks unchanged, vectors included", async () => {
     const wanted = [chunks[0].id, "no-such-chunk", chunks[17].id];
     const [fromOpenSearch, fromEmbedded] = await Promise.all([

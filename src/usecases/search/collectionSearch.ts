@@ -31,6 +31,8 @@ export interface CollectionSearch {
   collection: PlainCollection;
   /** the compiled filter, or 'skip' when the collection cannot take part */
   filter?: FilterNode | "skip";
+  /** the filter selects few chunks (a search within some works: SearchRequest.few) */
+  few?: boolean;
 }
 
 /**
@@ -80,7 +82,7 @@ async function searchLists(
     }
   }
   return Promise.all(
-    searches.map(async ({ key, collection, filter }): Promise<RankedList> => {
+    searches.map(async ({ key, collection, filter, few }): Promise<RankedList> => {
       const mode = collection.retrieval;
       if (filter === "skip") return { key, source: collection.name, mode, hits: [] };
       try {
@@ -93,6 +95,7 @@ async function searchLists(
           filter,
           // the engine may stop at the limit-th document: the rows below it cannot reach the page (repeats.ts)
           ...(repeatPenalty > 0 ? { keep: { rows: keepDocuments, drops: dropsFragment } } : {}),
+          ...(few ? { few } : {}),
         });
         const rows = hits.filter((hit) => !dropsFragment(hit.chunk));
         const kept = rows.slice(
@@ -160,7 +163,7 @@ export async function withinWorks<T extends CollectionSearch>(
   const lists = whole.map((l): T => {
     const works = within.condition(l.collection.name);
     if (l.filter === "skip" || works.kind === "none") return { ...l, filter: "skip" };
-    return { ...l, filter: l.filter ? { kind: "and", children: [l.filter, works] } : works };
+    return { ...l, filter: l.filter ? { kind: "and", children: [l.filter, works] } : works, few: true };
   });
   // only the collections that hold some of the works, and whose best is not known, are searched whole for their first
   // row

@@ -5,6 +5,7 @@ import { EmbeddingMismatchError, type SearchHit, type SearchRequest } from "../.
 import type { IndexInfo } from "./chunkDocuments.js";
 import { searchDense } from "./denseSearch.js";
 import type { OpenSearchContext } from "./engineContext.js";
+import { searchFewChunks } from "./fewChunks.js";
 import { searchHybrid } from "./hybridSearch.js";
 import { searchSparse } from "./sparseSearch.js";
 
@@ -24,8 +25,14 @@ export async function search(ctx: OpenSearchContext, req: SearchRequest): Promis
   const name = ctx.indexName(req.index);
   if (req.limit === 0) return [];
   const filters = req.filter ? [compileToOpenSearch(req.filter)] : [];
-  if (req.mode === "sparse") return searchSparse(ctx, name, info, req, filters);
-  const vector = queryVector(info, req);
+  const vector = req.mode === "sparse" ? undefined : queryVector(info, req);
+  // while a vector backfill runs, a dense or hybrid search finds the chunks without a vector its own way
+  const fewChunks = req.few && filters.length > 0 && (!vector || !(await ctx.coverageReader.partial(name, info)));
+  if (fewChunks) {
+    const hits = await searchFewChunks(ctx, name, req, vector, filters);
+    if (hits) return hits;
+  }
+  if (!vector) return searchSparse(ctx, name, info, req, filters);
   return req.mode === "dense"
     ? searchDense(ctx, name, info, req, vector, filters)
     : searchHybrid(ctx, name, info, req, vector, filters);
