@@ -33,7 +33,19 @@ async function main(): Promise<void> {
   const engine = await openSearchEngine(config, log);
   const embedder = await openEmbedder(config);
   const catalog = await openCatalogue(config, db, clock, log);
-  const assisted = await openAssistedActivityDeps(config, { db, accounts, engine, embedder, catalog, clock, log });
+  // one list in force for the process (the shipped lists are tens of MB), read now rather than by its first run
+  const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, clock, engineKind: engine.kind });
+  void retractions.lists().catch((err: unknown) => log.warn({ err }, "retraction lists not read ahead"));
+  const assisted = await openAssistedActivityDeps(config, {
+    db,
+    accounts,
+    engine,
+    embedder,
+    catalog,
+    clock,
+    log,
+    retractions,
+  });
   // ingestion batches only on OpenSearch: the embedded engine's index belongs to the API process
   const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock });
   // a delivered webhook proves an assisted answer's delivery to its run: through a client on the worker's connection
@@ -57,7 +69,7 @@ async function main(): Promise<void> {
         integrity: integrityOfWorks({
           db,
           engineKind: engine.kind,
-          retractions: createLiveRetractions({ db, dataRoot: config.dataRoot, clock, engineKind: engine.kind }),
+          retractions,
         }),
       }),
     },
