@@ -71,10 +71,14 @@ export function mergeByRelevance(
   return merged;
 }
 
+/** Raises `best`'s score of `source` (a physical collection) to `score` when that is higher. */
+export function keepBest(best: Map<string, number>, source: string, score: number): void {
+  best.set(source, Math.max(best.get(source) ?? -Infinity, score));
+}
+
 /** The best engine score of each list that has hits, by physical collection (the best of the lists searching one). */
 export function bestScores(lists: readonly RankedList[]): Map<string, number> {
   const best = new Map<string, number>();
-  for (const list of lists)
-    for (const hit of list.hits) best.set(list.source, Math.max(best.get(list.source) ?? -Infinity, hit.score));
+  for (const list of lists) for (const hit of list.hits) keepBest(best, list.source, hit.score);
   return best;
 }

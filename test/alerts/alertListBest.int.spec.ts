@@ -1,9 +1,10 @@
 // An alert's list bests (alertListBest.ts), on PGlite and a real PostgreSQL server: a best read from the whole list
 // replaces the one kept and dates it; a new work's better row raises it and keeps its date; a best never read whole
-// and one a day old are not handed to a run, which then reads the whole list again.
+// and one a day old are not handed to a run, which then reads the whole list again; a best that changes nothing is not
+// written; a deleted alert's are dropped.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/eventstore/db.js";
-import { keepListBest, loadListBest } from "../../src/usecases/alerts/alertListBest.js";
+import { forgetListBest, keepListBest, loadListBest } from "../../src/usecases/alerts/alertListBest.js";
 
 /** How long a list best stands (alertListBest.ts LIST_BEST_MAX_AGE_MS): a day. */
 const LIST_BEST_MAX_AGE_MS = 24 * 3_600_000;
@@ -76,5 +77,42 @@ describe.each(STORE_KINDS)("alert list bests on %s", (kind) => {
     expect((await loadListBest(db, ["al_a"], later(LIST_BEST_MAX_AGE_MS + 3))).get("al_a")).toEqual(
       new Map([["notes", 0.6]]),
     );
+  });
+
+  it("writes no row whose best changes nothing, and drops a deleted alert's", async () => {
+    const t0 = new Date("2031-04-01T00:00:00.000Z");
+    const written = async () =>
+      (
+        await db.query<{ alert_id: string; v: string }>(
+          "SELECT alert_id, xmin::text AS v FROM alert_list_best WHERE alert_id IN ('al_c', 'al_d') ORDER BY alert_id",
+        )
+      ).map((r) => `${r.alert_id}@${r.v}`);
+    const raised = (best: number) => ({ best: new Map([["notes", best]]), searchedWhole: [] });
+    await keepListBest(
+      db,
+      [
+        { alertId: "al_c", listBest: { best: new Map([["notes", 0.5]]), searchedWhole: ["notes"] } },
+        { alertId: "al_d", listBest: { best: new Map([["notes", 0.5]]), searchedWhole: ["notes"] } },
+      ],
+      t0,
+    );
+    const before = await written();
+    // the same best, and a lower one, within a run: no row version changes
+    await keepListBest(
+      db,
+      [
+        { alertId: "al_c", listBest: raised(0.5) },
+        { alertId: "al_d", listBest: raised(0.4) },
+      ],
+      t0,
+    );
+    expect(await written()).toEqual(before);
+    // a better one is written
+    await keepListBest(db, [{ alertId: "al_c", listBest: raised(0.6) }], t0);
+    const after = await written();
+    expect(after[0]).not.toEqual(before[0]);
+    expect(after[1]).toEqual(before[1]);
+    await forgetListBest(db, "al_c");
+    expect(await loadListBest(db, ["al_c", "al_d"], t0)).toEqual(new Map([["al_d", new Map([["notes", 0.5]])]]));
   });
 });

@@ -349,8 +349,15 @@ describe("alerts on a saved search", () => {
     }
     expect(await ledgerOf(failed.queryId)).toEqual([]);
     expect((await call("POST", `/api/v1/alerts/${alertId}/resume`, { key })).body.status).toBe("active");
+    // what its searches kept of its lists' bests goes with it
+    const bests = () =>
+      svc.runtime.db
+        .query("SELECT collection FROM alert_list_best WHERE alert_id = $1", [alertId])
+        .then((r) => r.length);
+    expect(await bests()).toBeGreaterThan(0);
     expect((await call("DELETE", `/api/v1/alerts/${alertId}`, { key })).body).toEqual({ id: alertId, deleted: true });
     expect((await call("GET", `/api/v1/alerts/${alertId}`, { key })).status).toBe(404);
+    expect(await bests()).toBe(0);
   }, 120_000);
 
   it("runs a daily alert on a Temporal Schedule, paused and deleted with it", async () => {

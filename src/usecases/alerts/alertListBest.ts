@@ -34,7 +34,8 @@ export async function loadListBest(
 /**
  * Keeps what these alerts' searches read of their lists' bests, in one statement: a best read from the whole list
  * (ListBest.searchedWhole) replaces the one kept, dated `now`; any other (a kept best, or a new work's better row) only
- * raises it, keeping its date (one never read whole stays due for a whole read).
+ * raises it, keeping its date (one never read whole stays due for a whole read). A best that changes nothing is not
+ * written.
  */
 export async function keepListBest(
   db: Queryable,
@@ -57,7 +58,13 @@ export async function keepListBest(
      ON CONFLICT (alert_id, collection) DO UPDATE SET
        best = CASE WHEN EXCLUDED.at > alert_list_best.at THEN EXCLUDED.best
                    ELSE GREATEST(alert_list_best.best, EXCLUDED.best) END,
-       at = GREATEST(alert_list_best.at, EXCLUDED.at)`,
+       at = GREATEST(alert_list_best.at, EXCLUDED.at)
+     WHERE EXCLUDED.at > alert_list_best.at OR EXCLUDED.best > alert_list_best.best`,
     [rows.map((r) => r.alertId), rows.map((r) => r.collection), rows.map((r) => r.best), rows.map((r) => r.whole), now],
   );
+}
+
+/** A deleted alert's list bests: none of its runs will read them. */
+export async function forgetListBest(db: Queryable, alertId: string): Promise<void> {
+  await db.query("DELETE FROM alert_list_best WHERE alert_id = $1", [alertId]);
 }

@@ -9,6 +9,7 @@ import { ALERTS, type AlertRow } from "./alertTables.js";
 import { alertScheduleId } from "../../../workflows/alertTypes.js";
 import { pausedMessage } from "./alertRules.js";
 import type { AlertsContext } from "./alertsContext.js";
+import { forgetListBest } from "./alertListBest.js";
 
 export async function changeState(
   ctx: AlertsContext,
@@ -35,6 +36,7 @@ export async function changeState(
     if (!now || now.state === wanted || now.state === "deleted") return { version: "any", events: [] };
     return { version: "any", events: [{ type, data: { orgId, alertId, ...(reason ? { reason } : {}) } }] };
   });
+  if (type === "AlertDeleted") await forgetListBest(ctx.db, alertId);
   if (row.definition.schedule !== "on_ingest") {
     const handle = ctx.client.schedule.getHandle(alertScheduleId(alertId));
     const step =

@@ -16,7 +16,7 @@ import { Rejection } from "../../domain/rejection.js";
 import { chargeLines } from "../../domain/organization.js";
 import type { CollectionCharge } from "../../domain/events.js";
 import { costForTokens } from "../../domain/money.js";
-import type { MergedHit } from "../../retrieval/rerank.js";
+import { keepBest, type MergedHit } from "../../retrieval/rerank.js";
 import { vectorsBackfilling, type VectorsBackfilling } from "../../retrieval/vectorsBackfilling.js";
 import { REPEAT_CHUNK_PENALTY } from "../../retrieval/repeats.js";
 import { checkPinnedDois } from "../../filters/doiReach.js";
@@ -351,7 +351,7 @@ async function rankedRows(
       depth,
       wholeBest,
     );
-    for (const m of merged) best.set(m.source, Math.max(best.get(m.source) ?? -Infinity, m.hit.score));
+    for (const m of merged) keepBest(best, m.source, m.hit.score);
     return merged;
   };
   if (input.sort && input.sort !== "relevance") {
