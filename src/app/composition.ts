@@ -272,10 +272,13 @@ export function openIngestionActivityDeps(
     embedder: OnnxEmbedder;
     clock: () => Date;
     openPassageEmbedder?: () => Promise<Embedder>;
+    /** the process's list in force, when it holds one (the shipped lists are tens of MB) */
+    retractions?: LiveRetractions;
   },
 ): IngestionActivityDeps & { close(): Promise<void> } {
   let passage: Promise<Embedder> | undefined;
-  const retractions = createLiveRetractions({ db: parts.db, dataRoot: config.dataRoot, clock: parts.clock });
+  const retractions =
+    parts.retractions ?? createLiveRetractions({ db: parts.db, dataRoot: config.dataRoot, clock: parts.clock });
   return {
     db: parts.db,
     engine: parts.engine,
@@ -629,6 +632,7 @@ async function connectTemporal(
     assisted: Awaited<ReturnType<typeof openAssistedActivityDeps>>;
     webhooks: ReturnType<typeof openWebhookActivityDeps>;
     alerts: ReturnType<typeof openAlerts>;
+    retractions: LiveRetractions;
   },
 ): Promise<{ worker: Runtime["worker"]; client: Client }> {
   const { db, accounts, engine, embedder, clock, alerts } = deps;
@@ -641,6 +645,7 @@ async function connectTemporal(
       embedder,
       clock,
       openPassageEmbedder: options.openPassageEmbedder,
+      retractions: deps.retractions,
     });
     const created = await createTemporalWorker({
       address,
@@ -821,6 +826,7 @@ async function startWorkflows(
     assisted: assistedDeps,
     webhooks: webhookDeps,
     alerts,
+    retractions,
   });
   const worker = temporal.worker;
   client = temporal.client;

@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     retractions,
   });
   // ingestion batches only on OpenSearch: the embedded engine's index belongs to the API process
-  const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock });
+  const ingestion = openIngestionActivityDeps(config, { db, engine, embedder, clock, retractions });
   // a delivered webhook proves an assisted answer's delivery to its run: through a client on the worker's connection
   let client: Client | undefined;
   const webhooks = openWebhookActivityDeps(config, { db, clock, client: () => client! });
