@@ -269,14 +269,22 @@ describe("embedded and OpenSearch engines agree", () => {
           );
           compared += own.length;
         }
-        // a filter that selects more chunks than a retriever takes for 3 rows (100): the mode's own search, its rows
+        // a filter that selects more chunks than a retriever takes for 3 rows (100), and one that selects fewer than
+        // it takes for 200 (1,000) but more than one search reads whole (100): the mode's own search, its rows
         const wide: FilterNode = { kind: "not", child: { kind: "in", field: "doc_id", values: [String(docs[0])] } };
-        const request = { index: INDEX, mode: "hybrid" as const, text: query.text, vector, limit: 3, filter: wide };
-        recorder.requests.length = 0;
-        expect(rowsOf(await engine.search({ ...request, few: true }))).toEqual(
-          rowsOf(await opensearch.search(request)),
-        );
-        expect(recorder.requests.some((r) => r.path.includes("/_mget"))).toBe(true);
+        for (const limit of [3, 200]) {
+          const request = { index: INDEX, mode: "hybrid" as const, text: query.text, vector, limit, filter: wide };
+          recorder.requests.length = 0;
+          expect(rowsOf(await engine.search({ ...request, few: true }))).toEqual(
+            rowsOf(await opensearch.search(request)),
+          );
+          expect(recorder.requests.some((r) => r.path.includes("/_mget"))).toBe(true);
+          // the search that found too many read no more than 101 chunks whole
+          const sizes = recorder.requests
+            .filter((r) => r.path.includes("/_search") && r.body.includes('"_source":true'))
+            .map((r) => (JSON.parse(r.body) as { size: number }).size);
+          expect(sizes, `${limit}`).toEqual([101]);
+        }
       }
       expect(compared).toBeGreaterThan(12 * 3 * 4);
     } finally {

@@ -15,6 +15,12 @@ import { runSearch, sparseCeiling } from "./searchRetrievers.js";
 /** Name of the BM25 clause: a chunk that matched it is a BM25 candidate. */
 const BM25_CLAUSE = "bm25";
 
+/**
+ * The most chunks read whole in the one search: past it the mode's own search runs, and the search read at most this
+ * many sources in vain (about what the usual search's fetch of the rows kept reads), never a run's thousands of chunks.
+ */
+const FEW_CHUNKS_READ = 100;
+
 /** How many chunks each retriever of the mode's own search takes as candidates for `limit` rows. */
 function candidatesTaken(mode: RetrievalMode, limit: number): number {
   return mode === "hybrid" ? hybridCandidateCount(limit) : limit;
@@ -30,7 +36,7 @@ const matchedBm25 = (hit: SearchResponseHit): boolean =>
  * none: it did not match, and is no BM25 candidate) and its vector, whose exact cosine is computed here as the mode's
  * own search re-scores its rows. When the filter selects no more chunks than each retriever takes, every one of them
  * is a candidate of the mode's own search, which then ranks exactly these scores: the rows are the same. Null when it
- * selects more (the caller runs the mode's own search).
+ * selects more, or more than FEW_CHUNKS_READ (the caller runs the mode's own search).
  */
 export async function searchFewChunks(
   ctx: OpenSearchContext,
@@ -39,15 +45,15 @@ export async function searchFewChunks(
   vector: Float32Array | undefined,
   filters: OpenSearchQuery[],
 ): Promise<SearchHit[] | null> {
-  const taken = candidatesTaken(req.mode, req.limit);
+  const read = Math.min(candidatesTaken(req.mode, req.limit), FEW_CHUNKS_READ);
   const query = {
     bool: { filter: filters, should: [{ match: { [FIELD.sparse]: { query: req.text, _name: BM25_CLAUSE } } }] },
   };
   const [hits, ceiling] = await Promise.all([
-    runSearch(ctx, name, { size: taken + 1, query, _source: true, track_total_hits: false }),
+    runSearch(ctx, name, { size: read + 1, query, _source: true, track_total_hits: false }),
     req.mode === "dense" ? 0 : sparseCeiling(ctx, name, req.text, bm25QueryTerms(req.text)),
   ]);
-  if (hits.length > taken) return null;
+  if (hits.length > read) return null;
   const chunks = new Map<string, ChunkRecord>();
   const candidates: RankCandidate[] = [];
   for (const hit of hits) {
