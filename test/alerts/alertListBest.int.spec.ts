@@ -1,7 +1,7 @@
 // An alert's list bests (alertListBest.ts), on PGlite and a real PostgreSQL server: a best read from the whole list
 // replaces the one kept and dates it; a new work's better row raises it and keeps its date; a best never read whole
 // and one a day old are not handed to a run, which then reads the whole list again; a best that changes nothing is not
-// written; a deleted alert's are dropped.
+// written; a deleted alert's are dropped, and a run whose alert is deleted meanwhile writes none back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/eventstore/db.js";
 import { forgetListBest, keepListBest, loadListBest } from "../../src/usecases/alerts/alertListBest.js";
@@ -14,6 +14,12 @@ describe.each(STORE_KINDS)("alert list bests on %s", (kind) => {
   let db: Db;
   beforeAll(async () => {
     db = await freshStore(kind);
+    // the alerts' rows, as their creation projects them: a best is kept only for an alert not deleted
+    await db.query(
+      `INSERT INTO proj_alerts (alert_id, org_id, key_id, definition, state, created_at, seen, runs)
+       SELECT a, 'org_t', 'key_t', '{}', 'active', now(), '[]', 0 FROM unnest($1::text[]) AS a`,
+      [["al_a", "al_b", "al_c", "al_d", "al_e", "al_f"]],
+    );
   });
   afterAll(async () => {
     await db?.close();
@@ -114,5 +120,37 @@ describe.each(STORE_KINDS)("alert list bests on %s", (kind) => {
     expect(after[1]).toEqual(before[1]);
     await forgetListBest(db, "al_c");
     expect(await loadListBest(db, ["al_c", "al_d"], t0)).toEqual(new Map([["al_d", new Map([["notes", 0.5]])]]));
+  });
+
+  it("keeps no best of an alert deleted, nor of one whose deletion commits while a run writes", async () => {
+    const t0 = new Date("2031-05-01T00:00:00.000Z");
+    const whole = { best: new Map([["notes", 0.5]]), searchedWhole: ["notes"] };
+    await db.query("UPDATE proj_alerts SET state = 'deleted' WHERE alert_id = 'al_e'");
+    await keepListBest(
+      db,
+      [
+        { alertId: "al_e", listBest: whole },
+        { alertId: "al_none", listBest: whole },
+      ],
+      t0,
+    );
+    // the deletion's transaction has projected the state and not committed when the run's best arrives
+    let commit!: () => void;
+    let projected!: () => void;
+    const deletionProjected = new Promise<void>((resolve) => (projected = resolve));
+    const deletion = db.transaction(async (tx) => {
+      await tx.query("UPDATE proj_alerts SET state = 'deleted' WHERE alert_id = 'al_f'");
+      projected();
+      await new Promise<void>((resolve) => (commit = resolve));
+    });
+    await deletionProjected;
+    const kept = keepListBest(db, [{ alertId: "al_f", listBest: whole }], t0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    commit();
+    await Promise.all([deletion, kept]);
+    const rows = await db.query<{ alert_id: string }>(
+      "SELECT alert_id FROM alert_list_best WHERE alert_id IN ('al_e', 'al_f', 'al_none')",
+    );
+    expect(rows).toEqual([]);
   });
 });

@@ -35,7 +35,8 @@ export async function loadListBest(
  * Keeps what these alerts' searches read of their lists' bests, in one statement: a best read from the whole list
  * (ListBest.searchedWhole) replaces the one kept, dated `now`; any other (a kept best, or a new work's better row) only
  * raises it, keeping its date (one never read whole stays due for a whole read). A best that changes nothing is not
- * written.
+ * written, nor one of an alert deleted: the alert's row is read under a share lock, so a deletion committing meanwhile
+ * is waited for and then seen (its forgetListBest runs after its commit), and a run in flight writes no best back.
  */
 export async function keepListBest(
   db: Queryable,
@@ -55,6 +56,8 @@ export async function keepListBest(
     `INSERT INTO alert_list_best (alert_id, collection, best, at)
      SELECT a, c, b, CASE WHEN w THEN $5::timestamptz ELSE '-infinity'::timestamptz END
      FROM unnest($1::text[], $2::text[], $3::float8[], $4::bool[]) AS t(a, c, b, w)
+     JOIN proj_alerts p ON p.alert_id = t.a AND p.state <> 'deleted'
+     FOR SHARE OF p
      ON CONFLICT (alert_id, collection) DO UPDATE SET
        best = CASE WHEN EXCLUDED.at > alert_list_best.at THEN EXCLUDED.best
                    ELSE GREATEST(alert_list_best.best, EXCLUDED.best) END,
