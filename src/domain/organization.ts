@@ -130,7 +130,8 @@ export function chargeModeOf(state: Pick<OrgState, "billingEnabled" | "billingMo
 type Payer = Pick<
   OrgAccount,
   "suspended" | "balanceMicros" | "billingEnabled" | "billingMode" | "trialUsed" | "trialQueries"
->;
+> &
+  Partial<Pick<OrgAccount, "hideBalance">>;
 type Spender = Pick<KeyState, "revoked" | "spendingCapMicros" | "spentMicros">;
 
 /**
@@ -166,6 +167,7 @@ export function assertPayable(org: Payer, key: Spender, amount: bigint, countsAs
     throw new Rejection("BILLING_SUSPENDED", "Billing for this organization is on hold; contact support");
   if (key.revoked) throw new Rejection("API_KEY_REVOKED", "This API key has been revoked");
   if (amount > 0n && amount > org.balanceMicros) {
+    if (org.hideBalance) throw hiddenBalanceRefusal(amount);
     if (org.balanceMicros <= 0n)
       throw new Rejection("INSUFFICIENT_CREDITS", "Balance is zero; add credits to search. Nothing was charged");
     const balance = formatCredits(org.balanceMicros, 6);
@@ -186,6 +188,22 @@ export function assertPayable(org: Payer, key: Spender, amount: bigint, countsAs
         "account to continue",
     );
   }
+}
+
+/**
+ * 402 INSUFFICIENT_CREDITS for an organization that hides its balance from its keys: the request's cost, never the
+ * balance (the 1 micro-credit of the early check is no cost to name).
+ */
+function hiddenBalanceRefusal(amount: bigint): Rejection {
+  if (amount <= 1n)
+    return new Rejection("INSUFFICIENT_CREDITS", "The balance cannot cover a search; add credits. Nothing was charged");
+  const cost = formatCredits(amount, 6);
+  return new Rejection(
+    "INSUFFICIENT_CREDITS",
+    `The balance cannot cover this request's ${cost}; nothing was charged. Add credits, or send a lower max_cost ` +
+      "(maxCost) to be given only the rows it covers",
+    { requestCost: cost },
+  );
 }
 
 /**

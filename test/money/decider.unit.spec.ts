@@ -144,6 +144,23 @@ describe("organization decider", () => {
     ).toBe("Balance is zero; add credits to search. Nothing was charged");
   });
 
+  it("names no balance in the refusal of an organization that hides it, only the request's cost", () => {
+    const hidden = [...liveOrg(1_000n), searched(600n), settingsChanged({ hideBalance: true })];
+    const short = given(hidden).when(search("401")).thenRefuses("INSUFFICIENT_CREDITS");
+    expect(short.message).toBe(
+      "The balance cannot cover this request's 0.000401; nothing was charged. Add credits, or send a lower max_cost " +
+        "(maxCost) to be given only the rows it covers",
+    );
+    expect(short.details).toEqual({ requestCost: "0.000401" });
+    const spent = given([...hidden, searched(400n)])
+      .when(search("1"))
+      .thenRefuses("INSUFFICIENT_CREDITS");
+    expect([spent.message, spent.details]).toEqual([
+      "The balance cannot cover a search; add credits. Nothing was charged",
+      undefined,
+    ]);
+  });
+
   it("refuses a revoked key, and a key it does not know", () => {
     given([...liveOrg(1_000n), revoked()])
       .when(search("1"))
