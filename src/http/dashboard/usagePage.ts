@@ -1,5 +1,6 @@
 // The usage page: a date range's spend, searches and tokens per day, by collection and by key, as charts across the
 // page, tables and CSV.
+import { csvCell, csvText } from "../../usecases/operator/ledgerCsv.js";
 import { html, type Html, type HtmlValue } from "./html.js";
 import { stackedBarChart } from "./charts.js";
 import { formatCredits } from "../../domain/money.js";
@@ -146,7 +147,6 @@ export function usagePage(viewer: Viewer, view: UsageView): Html {
 
 /** The usage lines as CSV: per day, key and collection (spend in credits, six decimals). */
 export function usageCsv(report: UsageReport): string {
-  const cell = (v: string) => (/[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
   return (
     [
       "day,key_id,key,collection,searches,unlocked_results,tokens,spend",
@@ -154,8 +154,8 @@ export function usageCsv(report: UsageReport): string {
         [
           l.day,
           l.keyId,
-          cell(keyName(report, l.keyId)),
-          cell(l.collection),
+          csvText(keyName(report, l.keyId)),
+          csvCell(l.collection),
           l.searches,
           l.unlockedResults,
           l.tokens.toString(),

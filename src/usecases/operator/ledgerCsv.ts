@@ -10,14 +10,23 @@ export interface LedgerEntryView {
   reference: string | null;
 }
 
-const cell = (v: string | null) => (v === null ? "" : /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+/** A CSV cell: quoted when it holds a comma, a quote or a line break. */
+export const csvCell = (v: string | null) => (v === null ? "" : /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
+
+/**
+ * A cell of free text someone wrote (a key's name, a credit's reference): one a spreadsheet would run as a formula
+ * (starting with =, +, -, @, a tab or a carriage return) is led by an apostrophe, so finance opens it as text.
+ */
+export const csvText = (v: string | null) => csvCell(v !== null && /^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
 
 export function ledgerCsv(entries: LedgerEntryView[]): string {
   return (
     [
       "time,type,amount,balance_after,key_id,query_id,reference",
       ...entries.map((e) =>
-        [e.time, e.type, e.amount, e.balanceAfter, e.keyId, e.queryId, e.reference].map(cell).join(","),
+        [...[e.time, e.type, e.amount, e.balanceAfter, e.keyId, e.queryId].map(csvCell), csvText(e.reference)].join(
+          ",",
+        ),
       ),
     ].join("\n") + "\n"
   );
