@@ -18,8 +18,25 @@ export function createOrganization(
   ];
 }
 
+/**
+ * The most credits a balance holds, in micro-credits: the largest amount one credit may carry (12 whole digits, 6
+ * decimals). The balance is kept in a signed 64-bit column, which a few more such credits would overflow.
+ */
+const MAX_BALANCE_MICROS = 10n ** 18n - 1n;
+
+/** 422 for a credit or refund that would take the balance past MAX_BALANCE_MICROS: nothing is added. */
+function assertBalanceRoom(command: { amountMicros: bigint }, state: OrgState): void {
+  if (state.balanceMicros + command.amountMicros <= MAX_BALANCE_MICROS) return;
+  throw new Rejection(
+    "VALIDATION_ERROR",
+    `amount: the balance ${formatCredits(state.balanceMicros, 6)} plus ${formatCredits(command.amountMicros, 6)} ` +
+      `would pass ${formatCredits(MAX_BALANCE_MICROS, 6)} credits, the most a balance holds; nothing was added`,
+  );
+}
+
 export function addCredits(command: OrgCommandOf<"AddCredits">, state: OrgState): DomainEvent[] {
   if (command.amountMicros <= 0n) throw new Rejection("VALIDATION_ERROR", "amount must be greater than zero");
+  assertBalanceRoom(command, state);
   return [
     {
       type: "CreditsAdded",
@@ -46,6 +63,7 @@ export function issueRefund(command: OrgCommandOf<"IssueRefund">, state: OrgStat
       );
     }
   }
+  assertBalanceRoom(command, state);
   return [
     {
       type: "RefundIssued",

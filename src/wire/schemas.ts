@@ -586,7 +586,9 @@ export const alertRunsQuery = z.strictObject({ limit: z.coerce.number().int().mi
 /** GET /api/v1/webhooks/{id}/deliveries: how many, newest first. */
 export const webhookDeliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });
 
-const money = z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string such as "25.00"');
+const money = z
+  .string()
+  .regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string of at most 12 whole digits and 6 decimals, such as "25.00"');
 
 export const organizationBody = z.strictObject({
   name: z.string().min(1).max(200),

@@ -373,6 +373,22 @@ describe("organization decider: modes, trial allowance, quota", () => {
     }
   });
 
+  it("refuses a credit or refund that would take the balance past what its column holds, naming the most", () => {
+    const most = 10n ** 18n - 1n;
+    const full = [...liveOrg(most - 1_000n)];
+    given(full)
+      .when({ type: "AddCredits", amountMicros: 1_000n, reference: "x" })
+      .thenMatches([{ type: "CreditsAdded" }]);
+    const over = given(full).when({ type: "AddCredits", amountMicros: 1_001n, reference: "x" });
+    expect(over.thenRefuses("VALIDATION_ERROR").message).toBe(
+      "amount: the balance 999999999999.998999 plus 0.001001 would pass 999999999999.999999 credits, the most a " +
+        "balance holds; nothing was added",
+    );
+    given(full)
+      .when({ type: "IssueRefund", amountMicros: 1_001n, reference: "x", queryId: null, refundableMicros: null })
+      .thenRefuses("VALIDATION_ERROR");
+  });
+
   it("refunds a query at most its cost less what was refunded, and only a query the organization paid for", () => {
     const refund = (amountMicros: bigint, refundableMicros: bigint | null) =>
       given(base).when({ type: "IssueRefund", amountMicros, reference: "x", queryId: "q1", refundableMicros });
