@@ -69,6 +69,7 @@ import {
   assistedWithIntegrity,
   integrityOfWorks,
   noticedWorksOf,
+  retractedHeldOf,
   searchWithIntegrity,
   unlockWithIntegrity,
   type IntegrityOf,
@@ -573,6 +574,8 @@ async function openQueryServices(
     clock,
   });
   const authorFilter = authorFilterCheck({ db, scopeOf: works.listing.scopeOf });
+  // a DOI pinned or looked up that a collection holds retracted is named so, not "not held"
+  const retractedHeld = retractedHeldOf({ db, engineKind: engine.kind, integrityOf });
   const search = createSearchService({
     db,
     accounts,
@@ -586,11 +589,14 @@ async function openQueryServices(
     catalogue,
     readiness,
     retractions,
+    retractedHeld,
   });
   const tools =
     options.tools ??
     (await createGatewayTools({
       retractions,
+      integrityOf,
+      retractedHeld,
       engine,
       catalog,
       journals,

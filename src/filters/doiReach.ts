@@ -15,6 +15,13 @@ const DEFAULT_DOI_REACH_BUDGET_MS = 1_500;
  */
 export type DoiHolders = (collections: readonly string[], dois: readonly string[]) => Promise<Map<string, string[]>>;
 
+/** Of these DOIs, those these collections hold retracted (the works use case's answer, by the retraction rule). */
+export type RetractedHolders = (
+  field: "doi",
+  dois: readonly string[],
+  collections: readonly string[],
+) => Promise<Set<string>>;
+
 interface DoiReachInput {
   holders: DoiHolders;
   /** canonical DOIs pinned by the filter (eq/in outside any negation), in filter order */
@@ -25,6 +32,8 @@ interface DoiReachInput {
   unsearchedInScope: readonly string[];
   /** physical collections outside the key's scope; never named in a warning */
   outOfScope: readonly string[];
+  /** of DOIs no collection's chunks hold, those a collection the key reaches holds retracted (kept out of search) */
+  retracted?: (dois: readonly string[]) => Promise<Set<string>>;
   budgetMs?: number;
 }
 
@@ -68,6 +77,9 @@ async function findWhereabouts(input: DoiReachInput, dois: readonly string[]): P
     else if ((outOfScope.get(doi) ?? []).length > 0) missing.set(doi, { kind: "out_of_scope" });
     else missing.set(doi, { kind: "nowhere" });
   }
+  const nowhere = [...missing].flatMap(([doi, where]) => (where.kind === "nowhere" ? [doi] : []));
+  if (nowhere.length > 0 && input.retracted)
+    for (const doi of await input.retracted(nowhere)) missing.set(doi, { kind: "retracted" });
   return missing;
 }
 
@@ -81,6 +93,7 @@ export function checkPinnedDois(input: {
   keyScope: readonly string[] | null | undefined;
   searched: readonly string[];
   dois: readonly string[];
+  retractedHeld?: RetractedHolders;
   budgetMs?: number;
 }): Promise<FilterWarning[]> {
   const searched = new Set(input.searched);
@@ -92,12 +105,15 @@ export function checkPinnedDois(input: {
     if (entry) for (const member of input.catalog.physicalMembers(entry)) inScope.add(member.name);
   }
   const others = input.catalog.collections.map((collection) => collection.name).filter((name) => !searched.has(name));
+  const unsearchedInScope = others.filter((name) => inScope.has(name));
+  const retractedHeld = input.retractedHeld;
   return doiNotInCollectionWarnings({
     holders: input.holders,
     dois: input.dois,
     searched: [...searched],
-    unsearchedInScope: others.filter((name) => inScope.has(name)),
+    unsearchedInScope,
     outOfScope: others.filter((name) => !inScope.has(name)),
+    ...(retractedHeld ? { retracted: (dois) => retractedHeld("doi", dois, [...searched, ...unsearchedInScope]) } : {}),
     budgetMs: input.budgetMs,
   });
 }

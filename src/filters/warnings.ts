@@ -8,9 +8,10 @@ type FilterWarningCode =
 
 /**
  * Why a pinned DOI drew `doi_not_in_collection`: another collection the key reaches holds it, only collections the key
- * cannot reach hold it (never named), or no collection of the service holds it.
+ * cannot reach hold it (never named), no collection of the service holds it, or a collection the key reaches holds it
+ * retracted (kept out of search).
  */
-type DoiNotInCollectionReason = "in_other_collection" | "outside_key_scope" | "not_held";
+type DoiNotInCollectionReason = "in_other_collection" | "outside_key_scope" | "not_held" | "retracted";
 
 export interface FilterWarning {
   code: FilterWarningCode;
@@ -34,12 +35,16 @@ export function unindexedFieldWarning(field: string, collections: string[]): Fil
 
 /** Where a pinned DOI was found when none of the searched collections holds it. */
 export type DoiWhereabouts =
-  { kind: "unsearched"; collections: string[] } | { kind: "out_of_scope" } | { kind: "nowhere" };
+  | { kind: "unsearched"; collections: string[] }
+  | { kind: "out_of_scope" }
+  | { kind: "nowhere" }
+  | { kind: "retracted" };
 
 const REASON_OF: Record<DoiWhereabouts["kind"], DoiNotInCollectionReason> = {
   unsearched: "in_other_collection",
   out_of_scope: "outside_key_scope",
   nowhere: "not_held",
+  retracted: "retracted",
 };
 
 export function doiNotInCollectionWarning(
@@ -47,6 +52,16 @@ export function doiNotInCollectionWarning(
   searched: readonly string[],
   whereabouts: DoiWhereabouts,
 ): FilterWarning {
+  if (whereabouts.kind === "retracted")
+    return {
+      code: "doi_not_in_collection",
+      field: "doi",
+      message:
+        `The filter asks for DOI "${doi}", which is retracted: retracted works are kept out of search, so no row ` +
+        `can match it. GET /api/v1/works/${doi} gives its retraction notices.`,
+      doi,
+      reason: "retracted",
+    };
   const searchedText =
     searched.length === 0
       ? "no collection was searched"

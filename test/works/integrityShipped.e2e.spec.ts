@@ -1,8 +1,9 @@
 // Integrity on the shipped data, through the API, on both engines: every work any source flags (OpenAlex is_retracted,
 // MEDLINE's retraction, erratum and concern records, the Crossref update records, Retraction Watch) is listed from the
 // files themselves, here, without the service's readers, and each one the collections hold answers its status on
-// works/{id}; a retracted one is out of search and a searched row reads the status its work reads. One rule: what
-// search excludes is exactly what integrity calls retracted.
+// works/{id}; a retracted one is out of search and a searched row reads the status its work reads, and the retraction
+// check, a pinned DOI's warning and works/lookup say it is retracted. One rule: what search excludes is exactly what
+// integrity calls retracted.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -176,6 +177,39 @@ describe.each(ENGINES)("integrity of the shipped data on the %s engine", (engine
         notices: [{ type: "retraction", source: "openalex", doi: null, pmid: null, date: null }],
       });
     }
+  });
+
+  it("says a held retracted work is retracted wherever asked: the check tool, a pinned DOI, works/lookup", async () => {
+    const retracted = flagged.filter((f) => f.held && f.retractedBy.size > 0 && !f.id.startsWith("pmid:"));
+    expect(retracted.length).toBeGreaterThanOrEqual(3);
+    const checked = await call("POST", "/api/v1/tools/retractions/check", {
+      key,
+      body: { dois: [...retracted.map((f) => f.id), "10.1530/eje.0.1410619"] },
+    });
+    expect(checked.status).toBe(200);
+    const results = checked.body.results as { doi: string; retracted: boolean; notice?: { source: string } }[];
+    expect(results.filter((r) => !r.retracted).map((r) => r.doi)).toEqual(["10.1530/eje.0.1410619"]);
+    const openalexOnly = results.find((r) => r.doi === "10.1002/jcb.27143");
+    expect(openalexOnly?.notice).toMatchObject({ source: "openalex", notice_type: "retraction", reasons: [] });
+    for (const f of retracted.slice(0, 3)) {
+      const pinned = await call("POST", "/api/v1/search/preview", {
+        key,
+        body: { collection: f.collection, query: "outcomes", limit: 3, filters: { doi: f.id } },
+      });
+      expect([pinned.status, pinned.body.results.length], f.id).toEqual([200, 0]);
+      expect(pinned.body.filterWarnings, f.id).toEqual([
+        expect.objectContaining({ code: "doi_not_in_collection", doi: f.id, reason: "retracted" }),
+      ]);
+      const lookup = await call("POST", "/api/v1/tools/works/lookup", { key, body: { doi: f.id } });
+      expect([lookup.status, lookup.body.error?.code], f.id).toEqual([422, "TOOL_ERROR"]);
+      expect(lookup.body.error.message, f.id).toContain("is retracted");
+    }
+    // a DOI no collection holds is still "not held"
+    const nowhere = await call("POST", "/api/v1/search/preview", {
+      key,
+      body: { collection: "openalex-all", query: "outcomes", limit: 3, filters: { doi: "10.9999/not.held.anywhere" } },
+    });
+    expect(nowhere.body.filterWarnings).toEqual([expect.objectContaining({ reason: "not_held" })]);
   });
 
   it("keeps exactly the retracted ones out of search, and a searched row reads its work's status", async () => {

@@ -48,12 +48,14 @@ export const FilterWarning = z.object({
   field: z.string().optional().meta({ description: "The filter field the warning concerns (unindexed_filter_field)." }),
   doi: z.string().optional().meta({ description: "doi_not_in_collection: the DOI, canonical (lower case)." }),
   reason: z
-    .enum(["in_other_collection", "outside_key_scope", "not_held"])
+    .enum(["in_other_collection", "outside_key_scope", "not_held", "retracted"])
     .optional()
     .meta({
       description:
         "doi_not_in_collection: another collection the key reaches holds the DOI (the message names it), only " +
-        "collections the key cannot reach hold it (never named), or no collection of the service holds it.",
+        "collections the key cannot reach hold it (never named), no collection of the service holds it, or a " +
+        "collection the key reaches holds it but it is retracted, and retracted works are kept out of search " +
+        "(`GET /api/v1/works/{id}` gives its notices).",
     }),
 });
 

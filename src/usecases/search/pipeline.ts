@@ -19,7 +19,7 @@ import { costForTokens } from "../../domain/money.js";
 import { keepBest, type MergedHit } from "../../retrieval/rerank.js";
 import { vectorsBackfilling, type VectorsBackfilling } from "../../retrieval/vectorsBackfilling.js";
 import { REPEAT_CHUNK_PENALTY } from "../../retrieval/repeats.js";
-import { checkPinnedDois } from "../../filters/doiReach.js";
+import { checkPinnedDois, type RetractedHolders } from "../../filters/doiReach.js";
 import { doiHoldersIn } from "./doiHolders.js";
 import { needsVector, searchCollections, withinWorks, type CollectionSearch } from "./collectionSearch.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
@@ -53,6 +53,8 @@ export interface SearchDeps {
   retractions?: Pick<LiveRetractions, "exclusionFilter">;
   /** 404 for an author_id filter naming a person no collection the key reaches holds (src/usecases/authors/) */
   authorFilter?: AuthorFilterCheck;
+  /** which pinned DOIs a collection holds retracted: their doi_not_in_collection warning says so */
+  retractedHeld?: RetractedHolders;
 }
 
 export interface SearchRequestInput {
@@ -406,6 +408,7 @@ export async function retrieve(
         keyScope: auth.key.collections,
         searched: lists.filter((l) => l.filter !== "skip").map((l) => l.collection.name),
         dois: plan.pinnedDois,
+        ...(deps.retractedHeld ? { retractedHeld: deps.retractedHeld } : {}),
       })
     : Promise.resolve([]);
   // free information (no request: the engines keep each index's coverage), given only while a backfill runs

@@ -1,11 +1,14 @@
 // retractions/check: whether DOIs are retracted, with the notice's date, reasons and source, from the retraction
-// list in force (the shipped lists ingestion excludes by, plus those an operator loaded since).
+// list in force (the shipped lists ingestion excludes by, plus those an operator loaded since) and, for a work a
+// collection holds, by the one retraction rule (its own source's flag counts too, as search and integrity read it).
 import { z } from "zod";
 import { canonicalDoi } from "../../domain/identifiers.js";
 import type { RetractionNotice } from "../../ingest/retractions.js";
 import type { LiveRetractions } from "../../ingest/liveRetractions.js";
 import { ToolError, type RegisteredTool } from "./toolRegistry.js";
 import { toolInput } from "./toolInput.js";
+import type { IntegritySource } from "../../domain/integrity.js";
+import type { IntegrityOf } from "../works/integrityRows.js";
 
 const MAX_DOIS_PER_CHECK = 100;
 
@@ -36,18 +39,22 @@ interface RetractionCheck {
   notice?: {
     date: string | null;
     reasons: string[];
-    source: RetractionNotice["source"];
+    /** the list (retraction_watch, crossref) or, where no list names it, the work's own source (openalex, medline) */
+    source: RetractionNotice["source"] | IntegritySource;
     notice_doi: string | null;
     notice_type: string | null;
   };
 }
 
-export function retractionsCheckTool(list: Pick<LiveRetractions, "notices">): RegisteredTool {
+export function retractionsCheckTool(
+  list: Pick<LiveRetractions, "notices">,
+  integrityOf?: IntegrityOf,
+): RegisteredTool {
   return {
     description:
       `Checks up to ${MAX_DOIS_PER_CHECK} DOIs against the retraction lists (Retraction Watch sample, ` +
-      "open-retractions): for each, whether the work is retracted and the notice's date, reasons and source. A " +
-      "malformed DOI fails the call.",
+      "open-retractions) and, for a work a collection holds, its own source's flag (OpenAlex, MEDLINE): for each, " +
+      "whether the work is retracted and the notice's date, reasons and source. A malformed DOI fails the call.",
     inputSchema: retractionsCheckSchema,
     async handler({ payload }) {
       const { dois } = toolInput("retractions/check", input, payload);
@@ -60,8 +67,12 @@ export function retractionsCheckTool(list: Pick<LiveRetractions, "notices">): Re
         return doi;
       });
       const notices = await list.notices();
+      const unlisted = [...new Set(canonical.filter((doi) => !notices.has(doi)))];
+      const own = await sourceRetractions(unlisted, integrityOf);
       const results = canonical.map((doi, i): RetractionCheck => {
         const notice = notices.get(doi);
+        const flagged = own.get(doi);
+        if (!notice && flagged) return { input: dois[i]!, doi, retracted: true, notice: flagged };
         if (!notice) return { input: dois[i]!, doi, retracted: false };
         return {
           input: dois[i]!,
@@ -79,4 +90,30 @@ export function retractionsCheckTool(list: Pick<LiveRetractions, "notices">): Re
       return { results };
     },
   };
+}
+
+/**
+ * Of DOIs no list names, the retracted ones by the rule (a collection's own source flags the work), each with its
+ * source's retraction notice.
+ */
+async function sourceRetractions(
+  dois: readonly string[],
+  integrityOf: IntegrityOf | undefined,
+): Promise<Map<string, NonNullable<RetractionCheck["notice"]>>> {
+  const found = new Map<string, NonNullable<RetractionCheck["notice"]>>();
+  if (!integrityOf || dois.length === 0) return found;
+  const integrity = await integrityOf(dois.map((doi) => ({ doi, pmid: null })));
+  dois.forEach((doi, i) => {
+    const work = integrity[i];
+    if (work?.status !== "retracted") return;
+    const notice = work.notices.find((n) => n.type === "retraction") ?? work.notices[0];
+    found.set(doi, {
+      date: notice?.date ?? null,
+      reasons: [],
+      source: notice?.source ?? "openalex",
+      notice_doi: notice?.doi ?? null,
+      notice_type: notice?.type ?? "retraction",
+    });
+  });
+  return found;
 }

@@ -11,18 +11,21 @@ import { retractionsCheckTool } from "./retractionsCheck.js";
 import { createToolRegistry, type RegisteredTool, type ToolRegistry } from "./toolRegistry.js";
 import { mountUpstream } from "./upstreamTools.js";
 import { worksLookupTool } from "./worksLookup.js";
+import type { IntegrityOf, RetractedHeld } from "../works/integrityRows.js";
 
 const SHIPPED_PREFIXES = ["retractions", "works", "journals"] as const;
 
 function shippedTools(deps: {
   retractions: Pick<LiveRetractions, "notices" | "exclusionFilter">;
+  integrityOf?: IntegrityOf;
+  retractedHeld?: RetractedHeld;
   engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
   catalog: CollectionCatalog;
   journals: readonly JournalRecord[];
   metricsBasis?: string;
 }): Record<string, RegisteredTool> {
   return {
-    "retractions/check": retractionsCheckTool(deps.retractions),
+    "retractions/check": retractionsCheckTool(deps.retractions, deps.integrityOf),
     "works/lookup": worksLookupTool(deps),
     "journals/lookup": journalsLookupTool(deps.journals, deps.metricsBasis),
   };
@@ -49,6 +52,10 @@ export function pricedRegistry(
 /** The registry the service starts with: retractions/check on the list in force, upstreams listed once. */
 export async function createGatewayTools(deps: {
   retractions: Pick<LiveRetractions, "notices" | "exclusionFilter">;
+  /** each work's integrity by the retraction rule: retractions/check answers a work its own source flags */
+  integrityOf?: IntegrityOf;
+  /** works/lookup names a work a reachable collection holds retracted */
+  retractedHeld?: RetractedHeld;
   engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
   catalog: CollectionCatalog;
   journals: readonly JournalRecord[];
@@ -65,6 +72,8 @@ export async function createGatewayTools(deps: {
   const [, mounted] = await Promise.all([deps.retractions.notices(), Promise.all(deps.upstreams.map(mountUpstream))]);
   const tools = shippedTools({
     retractions: deps.retractions,
+    integrityOf: deps.integrityOf,
+    retractedHeld: deps.retractedHeld,
     engine: deps.engine,
     catalog: deps.catalog,
     journals: deps.journals,

@@ -10,6 +10,7 @@ import { toolInput } from "./toolInput.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
 import type { FilterNode } from "../../filters/ast.js";
 import type { Authorship } from "../../domain/authors.js";
+import type { RetractedHeld } from "../works/integrityRows.js";
 
 const input = z.union(
   [z.object({ doi: z.string() }).strict(), z.object({ pmid: z.union([z.string(), z.number()]) }).strict()],
@@ -73,6 +74,7 @@ export function worksLookupTool(deps: {
   engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
   catalog: CollectionCatalog;
   retractions?: Pick<LiveRetractions, "exclusionFilter">;
+  retractedHeld?: RetractedHeld;
 }): RegisteredTool {
   return {
     description:
@@ -95,8 +97,9 @@ export function worksLookupTool(deps: {
       const filter = { kind: "eq" as const, field, value };
       // a work retracted by a list loaded since its collection was ingested is no longer held there, as in a search
       const retracted = await deps.retractions?.exclusionFilter();
+      const reachable = reachableCollections(deps.catalog, keyScope);
       const held = await Promise.all(
-        reachableCollections(deps.catalog, keyScope).map(async (collection) => {
+        reachable.map(async (collection) => {
           if (!(await deps.engine.hasIndex(collection))) return { collection, chunks: [] };
           const plain = deps.catalog.resolveCollection(collection);
           const scoped = plain?.type === "plain" ? withoutRetracted(plain, filter, retracted) : filter;
@@ -104,10 +107,13 @@ export function worksLookupTool(deps: {
         }),
       );
       const holders = held.filter((h) => h.chunks.length > 0);
-      if (holders.length === 0)
+      const named = `${field === "doi" ? "DOI" : "PMID"} ${value}`;
+      if (holders.length === 0 && (await deps.retractedHeld?.(field, [value], reachable))?.has(value))
         throw new ToolError(
-          `works/lookup: no collection this key can reach holds ${field === "doi" ? "DOI" : "PMID"} ${value}`,
+          `works/lookup: ${named} is retracted, and retracted works are kept out of search and this lookup; ` +
+            `GET /api/v1/works/${field === "pmid" ? "pmid:" : ""}${value} gives its record and retraction notices`,
         );
+      if (holders.length === 0) throw new ToolError(`works/lookup: no collection this key can reach holds ${named}`);
       // the first chunk of the work carries the same metadata as the others; prefer chunk 0 of the first holder
       const chunks = holders[0]!.chunks;
       const first = chunks.find((c) => c.metadata.chunk_index === 0) ?? chunks[0]!;

@@ -5,6 +5,7 @@
 import { addNotice, evidenceOf, type Integrity, type IntegrityNotice, type WorkRef } from "../../domain/integrity.js";
 import type { Queryable } from "../../eventstore/db.js";
 import type { LiveRetractions } from "../../ingest/liveRetractions.js";
+import { manifestKey } from "../../ingest/manifest.js";
 import type { SearchService } from "../search/searchService.js";
 import type { Unlock } from "../unlock/unlock.js";
 import type { AssistedSearch } from "../assisted/assistedSearch.js";
@@ -91,6 +92,30 @@ export function noticedWorksOf(deps: {
     return held
       .map((w) => ({ doi: w.doi ? w.doi.toLowerCase() : null, pmid: w.pmid || null }))
       .filter((w) => named(w.doi) || (w.pmid !== null && pmids.has(w.pmid)));
+  };
+}
+
+/**
+ * Of these DOIs or PMIDs, those a collection among `collections` holds (its works table) that the retraction rule says
+ * are retracted. Search and the engine lookups never find such a work, so a check that finds no chunk of it can say why
+ * instead of "not held".
+ */
+export type RetractedHeld = (
+  field: "doi" | "pmid",
+  values: readonly string[],
+  collections: readonly string[],
+) => Promise<Set<string>>;
+
+export function retractedHeldOf(deps: { db: Queryable; engineKind: string; integrityOf: IntegrityOf }): RetractedHeld {
+  return async (field, values, collections) => {
+    if (values.length === 0 || collections.length === 0) return new Set();
+    const held = await deps.db.query<{ doi: string | null; pmid: string | null }>(
+      `SELECT DISTINCT doi, pmid FROM works WHERE ${field} = ANY($1::text[]) AND index_key = ANY($2::text[])`,
+      [[...values], collections.map((name) => manifestKey(deps.engineKind, name))],
+    );
+    const works = held.map((w) => ({ doi: w.doi ? w.doi.toLowerCase() : null, pmid: w.pmid || null }));
+    const integrity = await deps.integrityOf(works);
+    return new Set(works.flatMap((w, i) => (integrity[i]?.status === "retracted" && w[field] ? [w[field]] : [])));
   };
 }
 
