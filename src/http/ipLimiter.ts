@@ -101,8 +101,12 @@ function ipv6Block64(ip: string): string {
 }
 
 /** The limiter's answer, the spec's bare form: 429 `{error: <string>}`, Retry-After, no rate-limit headers. */
-export function refuseTooManyRequests(ctx: Context, retryAfterSeconds: number): void {
+export function refuseTooManyRequests(
+  ctx: Context,
+  retryAfterSeconds: number,
+  what = "too many requests from this address",
+): void {
   ctx.status = 429;
   ctx.set("Retry-After", String(retryAfterSeconds));
-  ctx.body = { error: `too many requests from this address; retry after ${retryAfterSeconds} seconds` };
+  ctx.body = { error: `${what}; retry after ${retryAfterSeconds} seconds` };
 }

@@ -226,9 +226,17 @@ function signInHelpers(deps: DashboardRouteDeps) {
   ): z.output<S> | undefined => {
     const body = parseOr422(schema, ctx.request.body);
     deps.dashboardAccess.checkFormToken(ctx, body._csrf);
-    const wait = deps.dashboardAccess.loginWait(ctx, accountOf?.(body));
+    const account = accountOf?.(body);
+    const wait = deps.dashboardAccess.loginWait(ctx, account);
     if (!wait) return body;
-    refuseTooManyRequests(ctx, wait);
+    // the same words whether the address or the account tried is held, and whether or not the account exists
+    refuseTooManyRequests(
+      ctx,
+      wait,
+      account === undefined
+        ? "too many failed sign-ins from this address"
+        : "too many failed sign-ins from this address or for this account (from any address)",
+    );
     return undefined;
   };
   // the account counted is the address tried, whether or not it has an account: the answer tells nothing either way
