@@ -107,7 +107,7 @@ export function decideMember(command: MemberCommand, state: InviteState | Sessio
       if (command.emailTaken)
         throw new Rejection(
           "VALIDATION_ERROR",
-          "this email already belongs to a member; each address signs in to one organization",
+          "this email already belongs to a member of this organization",
         );
       const expiresAt = new Date(command.now.getTime() + INVITE_LIFETIME_MS).toISOString();
       return [

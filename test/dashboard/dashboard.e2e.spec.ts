@@ -139,16 +139,27 @@ describe("invites", () => {
     expect(JSON.stringify(accepted!.data)).not.toContain(PASSWORD);
   });
 
-  it("an expired invite is refused; an email that already has an account cannot be invited again", async () => {
+  it("an expired invite is refused; an email that already has an account cannot join another organization", async () => {
     const path = await invite(orgA, "late@alpha.example", "member");
     now += SEVEN_DAYS_MS + 1000;
     expect((await fresh(true).send("GET", path)).status).toBe(404);
     expect((await fresh().send("POST", path, { json: { password: PASSWORD } })).status).toBe(404);
-    const taken = await call("POST", `/admin/v1/organizations/${orgB}/invites`, {
+    // a member of this organization: refused at once
+    const taken = await call("POST", `/admin/v1/organizations/${orgA}/invites`, {
       admin,
-      body: { email: "owner@alpha.example", role: "member" },
+      body: { email: "OWNER@alpha.example", role: "member" },
     });
-    expect(taken.status).toBe(422);
+    expect([taken.status, taken.body.error.message]).toEqual([
+      422,
+      "this email already belongs to a member of this organization",
+    ]);
+    // another organization's member: invited like anyone (the inviter learns nothing), the link says to sign in
+    const elsewhere = await invite(orgB, "owner@alpha.example", "member");
+    const used = await fresh().send("POST", elsewhere, { json: { password: PASSWORD } });
+    expect([used.status, used.json.error.message]).toEqual([
+      422,
+      "this email already belongs to a member; sign in instead",
+    ]);
     expect(
       (await call("POST", `/admin/v1/organizations/org_missing/invites`, { admin, body: { email: "x@y.example" } }))
         .status,
@@ -515,7 +526,8 @@ describe("the per-IP limiter and failed sign-ins", () => {
       expect((await signIn(fresh(), "dev@alpha.example", `wrong password ${i}`)).status).toBe(401);
     const refused = await signIn(fresh(), "dev@alpha.example");
     expect(refused.status).toBe(429);
-    expect(refused.json).toEqual({ error: expect.any(String) });
+    // a fresh address is refused: the words name the account's hold too, not only the address
+    expect(refused.json).toEqual({ error: expect.stringContaining("or for this account (from any address)") });
     // an address without an account is counted alike, so the limiter tells nothing about which exist
     for (let i = 0; i < 5; i++) await signIn(fresh(), "ghost@alpha.example", `wrong password ${i}`);
     expect((await signIn(fresh(), "ghost@alpha.example", "wrong password 6")).status).toBe(429);
@@ -1150,6 +1162,16 @@ describe("the playground", () => {
     });
     expect(forged.status).toBe(403);
     expect(await unlocksOf(queryId)).toHaveLength(0);
+    // a confirmation below the cost, or negative: refused with the reason, the form kept, nothing charged
+    for (const confirm of ["0.000001", "-1"]) {
+      const short = await owner.send("POST", "/dashboard/playground/unlock", {
+        form: { key: keyId, queryId, row_1: ids[0]!, row_2: ids[1]!, confirm, _csrf: csrf },
+      });
+      expect(short.status, confirm).toBe(422);
+      expect(short.text).toContain(confirm === "-1" ? "cannot be negative" : `Confirm ${cost} to unlock them`);
+    }
+    expect(await unlocksOf(queryId)).toHaveLength(0);
+    expect(await balanceOf(org)).toBe(before);
 
     const done = await owner.send("POST", "/dashboard/playground/unlock", {
       form: { key: keyId, queryId, row_1: ids[0]!, row_2: ids[1]!, confirm: cost, _csrf: csrf },

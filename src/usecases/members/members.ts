@@ -81,9 +81,14 @@ export type Members = ReturnType<typeof createMembers>;
 function membersContext(db: Db, accounts: Accounts, options: MembersOptions) {
   const { clock } = options;
 
-  // an address belongs to one current member (a removed member's is free again)
-  const emailTaken = async (q: Queryable, email: string) =>
-    (await q.query("SELECT 1 FROM proj_members WHERE email = $1 AND removed_at IS NULL", [email])).length > 0;
+  // an address belongs to one current member (a removed member's is free again); `orgId`: a member of that organization
+  const emailTaken = async (q: Queryable, email: string, orgId?: string) =>
+    (
+      await q.query(
+        `SELECT 1 FROM proj_members WHERE email = $1 AND removed_at IS NULL${orgId ? " AND org_id = $2" : ""}`,
+        orgId ? [email, orgId] : [email],
+      )
+    ).length > 0;
 
   /** An invite as the rules see it: with whether it was withdrawn and whether the member it made was removed. */
   async function inviteState(tx: Queryable, inviteId: string): Promise<InviteState | undefined> {
@@ -234,7 +239,9 @@ function inviteOperations(ctx: MembersContext) {
           inviteId,
           orgId,
           organizationFound: (await sqlReader(tx, db.projectors.tables, "proj_").organization(orgId)) !== undefined,
-          emailTaken: await emailTaken(tx, email),
+          // only this organization's members: whether another one's holds the address is not the inviter's to learn
+          // (its link answers "sign in instead" when used)
+          emailTaken: await emailTaken(tx, email, orgId),
           by,
           email,
           role: input.role,
