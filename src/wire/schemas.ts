@@ -625,12 +625,21 @@ export const refundBody = z.strictObject({
   queryId: z.string().min(1).max(200).optional(),
 });
 
-const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD (UTC)");
-export const reconciliationQuery = z.object({
+/** A day of the calendar, YYYY-MM-DD (UTC): 2026-02-31 matches the pattern and names no day, so it is refused. */
+const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD (UTC)")
+  .refine((day) => {
+    const at = new Date(`${day}T00:00:00Z`);
+    return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === day;
+  }, "a day that exists, YYYY-MM-DD");
+export const reconciliationQuery = z.strictObject({
   from: isoDay.optional(),
   to: isoDay.optional(),
   format: z.enum(["json", "csv"]).optional(),
 });
+/** GET .../ledger: the whole ledger, as JSON or CSV; it takes no range, so a range sent is refused, not ignored. */
+export const ledgerQuery = z.strictObject({ format: z.enum(["json", "csv"]).optional() });
 
 export const creditsBody = z.strictObject({ amount: money, reference: z.string().max(200).optional() });
 

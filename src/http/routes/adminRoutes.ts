@@ -12,6 +12,7 @@ import {
   priceBody,
   refundBody,
   reconciliationQuery,
+  ledgerQuery,
   suspendBody,
   spendingCapBody,
   inviteBody,
@@ -241,13 +242,11 @@ const ORGANIZATION_ROUTES = [
     "getLedger",
     "Ledger entries (JSON, or CSV with format=csv)",
     {
-      query: queryParameters(reconciliationQuery, { format: "`csv` answers text/csv." }).filter(
-        (p) => p.name === "format",
-      ),
+      query: queryParameters(ledgerQuery, { format: "`csv` answers text/csv." }),
       response: { content: { "application/json": { schema: ref("Ledger") }, ...csv } },
     },
     async (ctx, { operations: ops }) => {
-      const q = parseOr422(reconciliationQuery, ctx.query);
+      const q = parseOr422(ledgerQuery, ctx.query);
       const ledger = await ops.ledger(ctx.params.orgId!);
       if (q.format === "csv") {
         ctx.type = "text/csv; charset=utf-8";
