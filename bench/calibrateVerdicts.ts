@@ -225,7 +225,15 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
       });
       const zeros = candidates.map(() => 0);
       const read = (central: VerdictScale["central"]) =>
-        callEvidence(understanding.entities, candidates, texts, bests, zeros, central);
+        callEvidence(
+          understanding.entities,
+          candidates,
+          texts,
+          bests,
+          zeros,
+          central,
+          requestKind(item.text, understanding),
+        );
       const [anywhere, about] = [read("anywhere"), read("about")];
       let labels: Map<string, boolean> | undefined;
       if (item.review) {

@@ -11,6 +11,7 @@ import {
   sentencesText,
   subjectConcepts,
   distinctiveUnit,
+  twoUnitDistinctive,
   type ConceptText,
 } from "../../src/reasoner/builtin/concepts.js";
 
@@ -70,8 +71,34 @@ describe("distinctiveUnit", () => {
   it("are none for a concept of one unit, or whose units the candidates name alike", () => {
     expect(distinctiveUnit("vitamin D", [alendronate, cholecalciferol])).toBeNull();
     expect(distinctiveUnit("borderline personality disorder", [cbt, dbt])).toBeNull();
-    // a unit no candidate names does not make another distinctive: the share rule alone reads "Ly49Q"
-    expect(distinctiveUnit("dialectical behaviour", [cbt, cbt])).toBeNull();
+    // a request to check keeps the reading of two units the candidates both name: "Ly49Q" alone names "active Ly49Q"
+    expect(twoUnitDistinctive("dialectical behaviour", [cbt, cbt])).toBeNull();
+  });
+
+  it("are a unit no candidate names, of a concept of two to four: then none names it", () => {
+    // among cognitive behaviour therapy trials only, a dialectical behaviour therapy request names none of them
+    expect(distinctiveUnit("dialectical behaviour", [cbt, cbt])).toEqual(["dialect"]);
+    const adalimumab = conceptText(
+      "AURIEL-PsO: a randomized, double-blind phase III equivalence trial of a proposed adalimumab biosimilar",
+      "The biosimilar demonstrated clinical equivalence to the reference adalimumab in plaque psoriasis.",
+    );
+    const rituximab = conceptText(
+      "Pharmacokinetic equivalence of a rituximab biosimilar",
+      "A clinical study of the biosimilar against the reference product.",
+    );
+    const concept = "omalizumab biosimilar clinical equivalence";
+    const absent = distinctiveUnit(concept, [adalimumab, rituximab]);
+    expect(absent).toEqual(["omalizumab"]);
+    // half the units name it by the share rule; with the absent unit, neither biosimilar trial does
+    expect(namesConcept(concept, adalimumab)).toBe(true);
+    expect(namesConcept(concept, adalimumab, 0.5, absent)).toBe(false);
+    expect(namesConcept(concept, rituximab, 0.5, absent)).toBe(false);
+    // a longer run of keywords is read by the share rule alone: one coinage no candidate writes empties nothing
+    expect(
+      distinctiveUnit("non-medical switch biosimilar adalimumab etanercept retransition", [adalimumab]),
+    ).toBeNull();
+    // no unit named at all: nothing to tell apart
+    expect(distinctiveUnit("omalizumab asthma", [cbt])).toBeNull();
   });
 });
 

@@ -236,6 +236,22 @@ describe("built-in judge on SciFact evidence", () => {
     expect(verdicts.slice(0, 2).some((v) => v.verified)).toBe(true);
   });
 
+  it("verifies no other drug's biosimilar trial for a drug none of the candidates names", async () => {
+    // a customer's complaint: "omalizumab biosimilar clinical equivalence trial" verified and charged an adalimumab
+    // biosimilar trial, since "biosimilar" and "equivalence" were half the concept's words (concepts.ts absentOf)
+    const works = await openAlexWorks(["W2952089805", "W3082722049", "W2480851940", "W2951647574"]);
+    const verdictsFor = async (query: string) => {
+      const understanding = understandByRules({ query, callerFilters: null }, { vocabulary, now });
+      const pool = works.map((w, i) => candidate(w.id, w.abstract, w.title, query, i));
+      return judgeCandidates({ embedder }, query, understanding, pool);
+    };
+    const omalizumab = await verdictsFor("omalizumab biosimilar clinical equivalence trial");
+    expect(omalizumab.map((v) => v.verified)).toEqual([false, false, false, false]);
+    // the drug the AURIEL-PsO trial is of: verified
+    const adalimumab = await verdictsFor("adalimumab biosimilar clinical equivalence trial");
+    expect(adalimumab[0]!.verified).toBe(true);
+  });
+
   it("names matched entities as the chunk writes them, whole, never a fragment", () => {
     const chunk = {
       title: "Vitamin D and falls",

@@ -316,16 +316,56 @@ type Distinctive = readonly string[] | null;
  * The unit of a concept of two that fewer of a call's candidates name, when they name both unequally: a sentence
  * names the concept only with it. "behaviour" of "dialectical behaviour" is named by
  * every cognitive behaviour therapy trial among the candidates, "dialectical" only by the trials of the therapy asked
- * about; "Ly49Q" of "active Ly49Q" is rarer than "active". Null for a concept of one unit or of more than two (a run
- * of keywords, read by the share rule), or whose units the candidates name alike.
+ * about; "Ly49Q" of "active Ly49Q" is rarer than "active". A concept of any length with a unit that no candidate names
+ * (absentOf) has that one, so no candidate names it. Null for a concept of one unit, of more than two (a run of
+ * keywords, read by the share rule) none of whose units is absent, or whose units the candidates name alike.
  */
 export function distinctiveUnit(concept: string, pool: readonly ConceptText[]): Distinctive {
   const units = conceptUnits(concept);
-  // a named thing of two words ("dialectical behaviour", "heart failure"); a longer run is read by the share rule alone
+  const counts = unitCounts(units, pool);
+  return absentOf(units, counts) ?? fewerOfTwo(units, counts);
+}
+
+/**
+ * distinctiveUnit without the absent unit: only the rarer of a two-unit concept's units when the candidates name both
+ * (the reading a request to check keeps, since its words may not be the collection's).
+ */
+export function twoUnitDistinctive(concept: string, pool: readonly ConceptText[]): Distinctive {
+  const units = conceptUnits(concept);
+  return fewerOfTwo(units, unitCounts(units, pool));
+}
+
+/** Of a named thing of two words ("dialectical behaviour", "heart failure"), the unit fewer candidates name. */
+function fewerOfTwo(units: readonly string[][], counts: readonly number[]): Distinctive {
+  // a longer run is read by the share rule alone
   if (units.length !== 2) return null;
-  const [a, b] = units.map((unit) => pool.filter((text) => text.sentences.some((terms) => unitIn(unit, terms))).length);
+  const [a, b] = counts;
   if (a === 0 || b === 0 || a === b) return null;
   return a! < b! ? units[0]! : units[1]!;
+}
+
+/** How many texts of the pool name each unit, in one of their sentences. */
+const unitCounts = (units: readonly string[][], pool: readonly ConceptText[]): number[] =>
+  units.map((unit) => pool.filter((text) => text.sentences.some((terms) => unitIn(unit, terms))).length);
+
+/**
+ * The most units of a concept whose every unit counts (absentOf): a named thing or a short phrase. A longer run of
+ * keywords ("non-medical switch biosimilar infliximab etanercept adalimumab retransition nocebo") names its subject
+ * with half its words, and one coinage no candidate writes must not empty it (bench:verdicts: one SYNERGY phrasing).
+ */
+const ABSENT_UNITS_MAX = 4;
+
+/**
+ * A unit of a concept of two to ABSENT_UNITS_MAX units that none of a call's candidates names, while another unit is
+ * named: the call holds nothing about the concept itself, so a sentence names it only with that unit, which none can.
+ * Among the biosimilar trials of other drugs that "omalizumab biosimilar clinical equivalence" retrieves, none names
+ * "omalizumab": without this, "biosimilar" and "equivalence" are half of the concept's units, and each of them was
+ * verified. Null when every unit is named somewhere, or none is.
+ */
+function absentOf(units: readonly string[][], counts: readonly number[]): Distinctive {
+  if (units.length < 2 || units.length > ABSENT_UNITS_MAX || !counts.some((n) => n > 0)) return null;
+  const absent = counts.indexOf(0);
+  return absent < 0 ? null : units[absent]!;
 }
 
 /** The sentences (their indexes) that name the concept, as namesConcept reads them; synonyms only when asked. */

@@ -14,6 +14,7 @@ import {
   conceptOf,
   subjectConcepts,
   distinctiveUnit,
+  twoUnitDistinctive,
   conceptText,
   matchedConcepts,
   mentionOf,
@@ -295,13 +296,22 @@ export function callEvidence(
   bestSentences: readonly (string | null)[],
   scores: readonly number[],
   central: VerdictScale["central"],
+  kind: RequestKind,
 ): CallEvidence {
   const concept = centralConcept(entities);
   const concepts = entities.map(conceptOf).filter((c): c is string => c !== null);
   const subjects = subjectConcepts(entities);
   // the central concept's rarest words among the call's candidates must be named: a cognitive behaviour therapy trial
   // does not name "dialectical behaviour" (concepts.ts distinctiveUnit)
-  const centralDistinctive = concept === null ? null : distinctiveUnit(concept, texts);
+  // and for a request for literature, a word of it that no candidate names, none does (concepts.ts absentUnit): among
+  // other drugs' biosimilar trials, none is one of omalizumab's. A request to check reads the concept as the
+  // collection writes it instead (verdictScale.ts), so its words may differ ("4-PBA", "4-phenylbutyrate").
+  const centralDistinctive =
+    concept === null
+      ? null
+      : kind === "literature"
+        ? distinctiveUnit(concept, texts)
+        : twoUnitDistinctive(concept, texts);
   const mentions = candidates.map((candidate, i) => {
     if (concept === null) return "named";
     const where = central === "about" ? sentencesText([candidate.title ?? "", bestSentences[i] ?? ""]) : texts[i]!;
@@ -347,8 +357,8 @@ export async function judgeCandidates(
     const best = prepared.bestSentence[i]!;
     return best >= 0 ? prepared.sentences[i]![best]!.text : null;
   });
-  const call = callEvidence(understanding.entities, candidates, texts, bestSentences, scores, scale.central);
   const kind = requestKind(query, understanding);
+  const call = callEvidence(understanding.entities, candidates, texts, bestSentences, scores, scale.central, kind);
   const probabilities = scaleProbabilities(scale.models[kind], call);
   const verified = verifiedOnScale({ ...scale, gate: model.threshold }, kind, call, probabilities);
   return candidates.map((candidate, i) => {
