@@ -105,10 +105,7 @@ export function decideMember(command: MemberCommand, state: InviteState | Sessio
       const email = canonicalEmail(command.email);
       if (!email) throw new Rejection("VALIDATION_ERROR", "email must be an email address");
       if (command.emailTaken)
-        throw new Rejection(
-          "VALIDATION_ERROR",
-          "this email already belongs to a member of this organization",
-        );
+        throw new Rejection("VALIDATION_ERROR", "this email already belongs to a member of this organization");
       const expiresAt = new Date(command.now.getTime() + INVITE_LIFETIME_MS).toISOString();
       return [
         {

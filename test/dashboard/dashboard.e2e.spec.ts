@@ -139,7 +139,7 @@ describe("invites", () => {
     expect(JSON.stringify(accepted!.data)).not.toContain(PASSWORD);
   });
 
-  it("an expired invite is refused; an email that already has an account cannot join another organization", async () => {
+  it("an expired invite is refused; an address with an account cannot join another organization", async () => {
     const path = await invite(orgA, "late@alpha.example", "member");
     now += SEVEN_DAYS_MS + 1000;
     expect((await fresh(true).send("GET", path)).status).toBe(404);

@@ -7,6 +7,7 @@ import {
   reachableCollections,
   selectedRowIds,
   unlockQuote,
+  assertConfirmed,
 } from "../../src/usecases/playground/playgroundRules.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import type { CachedRow } from "../../src/domain/resultRow.js";
@@ -120,6 +121,16 @@ describe("ticked rows and their cost", () => {
     });
     expect(() => unlockQuote(rows, new Set(), ["a", "other-orgs-row"])).toThrow(/not in this preview: other-orgs-row/);
     expect(() => unlockQuote(rows, new Set(), [])).toThrow(/tick at least one row/);
+  });
+
+  it("takes a confirmation of the quote or more; refuses one below it, or negative, naming the cost", () => {
+    expect(() => assertConfirmed({ costMicros: 5000n }, 5000n)).not.toThrow();
+    expect(() => assertConfirmed({ costMicros: 0n }, 0n)).not.toThrow();
+    expect(() => assertConfirmed({ costMicros: 5000n }, 4999n)).toThrow(
+      "confirm: the ticked rows cost 0.005000 credits, more than the 0.004999 confirmed; nothing was charged. " +
+        "Confirm 0.005000 to unlock them",
+    );
+    expect(() => assertConfirmed({ costMicros: 0n }, -1n)).toThrow("cannot be negative");
   });
 
   it("shows a row as a customer reads it: title, journal, year, integrity, cost; text only once unlocked", () => {

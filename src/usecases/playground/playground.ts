@@ -2,7 +2,6 @@
 // the very use cases of POST /api/v1/search/preview and /unlock (the key's scope, caps and the organization's limits,
 // the same ledger), without the session ever holding the key's secret. The unlock's charge names the member as actor.
 import { Rejection } from "../../domain/rejection.js";
-import { formatCredits } from "../../domain/money.js";
 import type { Principal } from "../../domain/member.js";
 import { authContextOf, type AuthContext } from "../auth/context.js";
 import type { Accounts } from "../accounts/accounts.js";
@@ -10,7 +9,7 @@ import type { SearchRequestInput } from "../search/pipeline.js";
 import type { ListRequest, SearchService } from "../search/searchService.js";
 import type { Unlock, UnlockResult } from "../unlock/unlock.js";
 import type { ConsoleData, KeyRow } from "../dashboard/consoleData.js";
-import { mayUseKey, unlockQuote, type UnlockQuote } from "./playgroundRules.js";
+import { assertConfirmed, mayUseKey, unlockQuote, type UnlockQuote } from "./playgroundRules.js";
 import type { CachedRow } from "../../domain/resultRow.js";
 import type { GraphPage, Work, Works } from "../works/works.js";
 import type { ExportWork } from "../works/citationExport.js";
@@ -186,19 +185,7 @@ export function createPlayground(deps: PlaygroundDeps) {
       if (selected.length === 0)
         throw new Rejection("VALIDATION_ERROR", "tick at least one row to unlock", { field: "rows" });
       // a confirmation below what the rows cost now would unlock none of them and charge nothing: say so instead
-      const { costMicros } = unlockQuote(before.rows, before.unlocked, selected);
-      if (maxCostMicros < 0n)
-        throw new Rejection("VALIDATION_ERROR", "confirm: the cost you confirmed cannot be negative", {
-          field: "confirm",
-        });
-      if (maxCostMicros < costMicros)
-        throw new Rejection(
-          "VALIDATION_ERROR",
-          `confirm: the ticked rows cost ${formatCredits(costMicros)} credits, more than the ` +
-            `${formatCredits(maxCostMicros)} confirmed; nothing was charged. Confirm ${formatCredits(costMicros)} ` +
-            "to unlock them",
-          { field: "confirm", cost: formatCredits(costMicros), confirmed: formatCredits(maxCostMicros) },
-        );
+      assertConfirmed(unlockQuote(before.rows, before.unlocked, selected), maxCostMicros);
       const outcome = await deps.unlock.unlock(await callerOf(member, keyId), {
         queryId,
         resultIds: selected,

@@ -2,6 +2,7 @@
 // text as the fields of POST /api/v1/search/preview, the rows picked for an unlock, what they cost before the member
 // confirms, and a row as the page shows it. Pure: the use case beside it reads and writes.
 import { Rejection } from "../../domain/rejection.js";
+import { formatCredits } from "../../domain/money.js";
 import type { CachedRow } from "../../domain/resultRow.js";
 import type { MemberRole } from "../../domain/events.js";
 
@@ -110,6 +111,22 @@ export function unlockQuote(
     alreadyUnlocked: chosen.filter((r) => unlocked.has(r.id)).map((r) => r.id),
     costMicros: toBuy.reduce((sum, r) => sum + BigInt(r.costMicros), 0n),
   };
+}
+
+/**
+ * The cost a member confirmed against the quote of the rows now: a negative one, or one below what they cost, would
+ * unlock none and charge nothing, so it is refused with the cost to confirm.
+ */
+export function assertConfirmed(quote: Pick<UnlockQuote, "costMicros">, confirmedMicros: bigint): void {
+  if (confirmedMicros < 0n) throw refuse("confirm", "confirm: the cost you confirmed cannot be negative");
+  if (confirmedMicros >= quote.costMicros) return;
+  const cost = formatCredits(quote.costMicros);
+  throw new Rejection(
+    "VALIDATION_ERROR",
+    `confirm: the ticked rows cost ${cost} credits, more than the ${formatCredits(confirmedMicros)} confirmed; ` +
+      `nothing was charged. Confirm ${cost} to unlock them`,
+    { field: "confirm", cost, confirmed: formatCredits(confirmedMicros) },
+  );
 }
 
 /** A row as a customer reads it in the playground: relevance, title, journal, year, integrity, cost, its text. */
