@@ -9,7 +9,14 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ENGINES, SHARED_DATA, startWithCustomer, type httpClient, type TestService } from "../support/testService.js";
+import {
+  ENGINES,
+  operatorSteps,
+  SHARED_DATA,
+  startWithCustomer,
+  type httpClient,
+  type TestService,
+} from "../support/testService.js";
 import { plainCollection, writeCollectionsConfig } from "../support/operatorContent.js";
 
 type Status = "none" | "corrected" | "expression_of_concern" | "retracted";
@@ -191,6 +198,15 @@ describe.each(ENGINES)("integrity of the shipped data on the %s engine", (engine
     expect(results.filter((r) => !r.retracted).map((r) => r.doi)).toEqual(["10.1530/eje.0.1410619"]);
     const openalexOnly = results.find((r) => r.doi === "10.1002/jcb.27143");
     expect(openalexOnly?.notice).toMatchObject({ source: "openalex", notice_type: "retraction", reasons: [] });
+    // a key that reaches only MEDLINE learns nothing of what the OpenAlex collection holds
+    const medlineKey = (
+      await operatorSteps(call, svc.adminToken).customer({ credits: "1.00", collections: ["medline-all"] })
+    ).key;
+    const scoped = await call("POST", "/api/v1/tools/retractions/check", {
+      key: medlineKey,
+      body: { dois: ["10.1002/jcb.27143"] },
+    });
+    expect(scoped.body.results).toEqual([{ input: "10.1002/jcb.27143", doi: "10.1002/jcb.27143", retracted: false }]);
     for (const f of retracted.slice(0, 3)) {
       const pinned = await call("POST", "/api/v1/search/preview", {
         key,

@@ -8,7 +8,9 @@ import type { LiveRetractions } from "../../ingest/liveRetractions.js";
 import { ToolError, type RegisteredTool } from "./toolRegistry.js";
 import { toolInput } from "./toolInput.js";
 import type { IntegritySource } from "../../domain/integrity.js";
-import type { IntegrityOf } from "../works/integrityRows.js";
+import type { IntegrityOf, RetractedHeld } from "../works/integrityRows.js";
+import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
+import { reachableCollections } from "../auth/keyScope.js";
 
 const MAX_DOIS_PER_CHECK = 100;
 
@@ -46,17 +48,21 @@ interface RetractionCheck {
   };
 }
 
-export function retractionsCheckTool(
-  list: Pick<LiveRetractions, "notices">,
-  integrityOf?: IntegrityOf,
-): RegisteredTool {
+/** What answers a DOI no list names: the works the key's collections hold retracted, and their notices. */
+interface SourceFlags {
+  retractedHeld: RetractedHeld;
+  integrityOf: IntegrityOf;
+  catalog: CollectionCatalog;
+}
+
+export function retractionsCheckTool(list: Pick<LiveRetractions, "notices">, sources?: SourceFlags): RegisteredTool {
   return {
     description:
       `Checks up to ${MAX_DOIS_PER_CHECK} DOIs against the retraction lists (Retraction Watch sample, ` +
       "open-retractions) and, for a work a collection holds, its own source's flag (OpenAlex, MEDLINE): for each, " +
       "whether the work is retracted and the notice's date, reasons and source. A malformed DOI fails the call.",
     inputSchema: retractionsCheckSchema,
-    async handler({ payload }) {
+    async handler({ payload, keyScope }) {
       const { dois } = toolInput("retractions/check", input, payload);
       const canonical = dois.map((raw) => {
         const doi = canonicalDoi(raw);
@@ -68,7 +74,13 @@ export function retractionsCheckTool(
       });
       const notices = await list.notices();
       const unlisted = [...new Set(canonical.filter((doi) => !notices.has(doi)))];
-      const own = await sourceRetractions(unlisted, integrityOf);
+      // only works the key's collections hold: whether another collection holds one is not the key's to learn
+      const own = sources
+        ? await sourceRetractions(
+            [...(await sources.retractedHeld("doi", unlisted, reachableCollections(sources.catalog, keyScope)))],
+            sources.integrityOf,
+          )
+        : new Map<string, NonNullable<RetractionCheck["notice"]>>();
       const results = canonical.map((doi, i): RetractionCheck => {
         const notice = notices.get(doi);
         const flagged = own.get(doi);
@@ -92,16 +104,13 @@ export function retractionsCheckTool(
   };
 }
 
-/**
- * Of DOIs no list names, the retracted ones by the rule (a collection's own source flags the work), each with its
- * source's retraction notice.
- */
+/** Of DOIs no list names that a reachable collection holds retracted, each with its source's retraction notice. */
 async function sourceRetractions(
   dois: readonly string[],
-  integrityOf: IntegrityOf | undefined,
+  integrityOf: IntegrityOf,
 ): Promise<Map<string, NonNullable<RetractionCheck["notice"]>>> {
   const found = new Map<string, NonNullable<RetractionCheck["notice"]>>();
-  if (!integrityOf || dois.length === 0) return found;
+  if (dois.length === 0) return found;
   const integrity = await integrityOf(dois.map((doi) => ({ doi, pmid: null })));
   dois.forEach((doi, i) => {
     const work = integrity[i];

@@ -25,7 +25,12 @@ function shippedTools(deps: {
   metricsBasis?: string;
 }): Record<string, RegisteredTool> {
   return {
-    "retractions/check": retractionsCheckTool(deps.retractions, deps.integrityOf),
+    "retractions/check": retractionsCheckTool(
+      deps.retractions,
+      deps.integrityOf && deps.retractedHeld
+        ? { integrityOf: deps.integrityOf, retractedHeld: deps.retractedHeld, catalog: deps.catalog }
+        : undefined,
+    ),
     "works/lookup": worksLookupTool(deps),
     "journals/lookup": journalsLookupTool(deps.journals, deps.metricsBasis),
   };
@@ -52,7 +57,8 @@ export function pricedRegistry(
 /** The registry the service starts with: retractions/check on the list in force, upstreams listed once. */
 export async function createGatewayTools(deps: {
   retractions: Pick<LiveRetractions, "notices" | "exclusionFilter">;
-  /** each work's integrity by the retraction rule: retractions/check answers a work its own source flags */
+  /** each work's integrity by the retraction rule: retractions/check answers a work its own source flags (in the
+   * key's collections) */
   integrityOf?: IntegrityOf;
   /** works/lookup names a work a reachable collection holds retracted */
   retractedHeld?: RetractedHeld;
