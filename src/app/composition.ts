@@ -595,7 +595,6 @@ async function openQueryServices(
     options.tools ??
     (await createGatewayTools({
       retractions,
-      integrityOf,
       retractedHeld,
       engine,
       catalog,

@@ -15,12 +15,15 @@ const DEFAULT_DOI_REACH_BUDGET_MS = 1_500;
  */
 export type DoiHolders = (collections: readonly string[], dois: readonly string[]) => Promise<Map<string, string[]>>;
 
-/** Of these DOIs, those these collections hold retracted (the works use case's answer, by the retraction rule). */
+/**
+ * Of these DOIs, those these collections hold retracted, as the keys of its answer (the works use case's
+ * RetractedHeld, by the retraction rule).
+ */
 export type RetractedHolders = (
   field: "doi",
   dois: readonly string[],
   collections: readonly string[],
-) => Promise<Set<string>>;
+) => Promise<ReadonlyMap<string, unknown>>;
 
 interface DoiReachInput {
   holders: DoiHolders;
@@ -33,7 +36,7 @@ interface DoiReachInput {
   /** physical collections outside the key's scope; never named in a warning */
   outOfScope: readonly string[];
   /** of DOIs no collection's chunks hold, those a collection the key reaches holds retracted (kept out of search) */
-  retracted?: (dois: readonly string[]) => Promise<Set<string>>;
+  retracted?: (dois: readonly string[]) => Promise<ReadonlyMap<string, unknown>>;
   budgetMs?: number;
 }
 
@@ -79,7 +82,7 @@ async function findWhereabouts(input: DoiReachInput, dois: readonly string[]): P
   }
   const nowhere = [...missing].flatMap(([doi, where]) => (where.kind === "nowhere" ? [doi] : []));
   if (nowhere.length > 0 && input.retracted)
-    for (const doi of await input.retracted(nowhere)) missing.set(doi, { kind: "retracted" });
+    for (const doi of (await input.retracted(nowhere)).keys()) missing.set(doi, { kind: "retracted" });
   return missing;
 }
 

@@ -52,16 +52,21 @@ export function doiNotInCollectionWarning(
   searched: readonly string[],
   whereabouts: DoiWhereabouts,
 ): FilterWarning {
+  return {
+    code: "doi_not_in_collection",
+    field: "doi",
+    message: doiWhereaboutsMessage(doi, searched, whereabouts),
+    doi,
+    reason: REASON_OF[whereabouts.kind],
+  };
+}
+
+function doiWhereaboutsMessage(doi: string, searched: readonly string[], whereabouts: DoiWhereabouts): string {
   if (whereabouts.kind === "retracted")
-    return {
-      code: "doi_not_in_collection",
-      field: "doi",
-      message:
-        `The filter asks for DOI "${doi}", which is retracted: retracted works are kept out of search, so no row ` +
-        `can match it. GET /api/v1/works/${doi} gives its retraction notices.`,
-      doi,
-      reason: "retracted",
-    };
+    return (
+      `The filter asks for DOI "${doi}", which is retracted: retracted works are kept out of search, so no row can ` +
+      `match it. GET /api/v1/works/${doi} gives its retraction notices.`
+    );
   const searchedText =
     searched.length === 0
       ? "no collection was searched"
@@ -74,13 +79,7 @@ export function doiNotInCollectionWarning(
       : whereabouts.kind === "out_of_scope"
         ? "it is held only by collections this API key cannot reach"
         : "no collection of this service holds it";
-  return {
-    code: "doi_not_in_collection",
-    field: "doi",
-    message: `The filter asks for DOI "${doi}", but ${searchedText}: ${where}.`,
-    doi,
-    reason: REASON_OF[whereabouts.kind],
-  };
+  return `The filter asks for DOI "${doi}", but ${searchedText}: ${where}.`;
 }
 
 export function metricMatchedNothingWarning(field: string, condition: string): FilterWarning {

@@ -303,7 +303,7 @@ export function callEvidence(
   const subjects = subjectConcepts(entities);
   // the central concept's rarest words among the call's candidates must be named: a cognitive behaviour therapy trial
   // does not name "dialectical behaviour" (concepts.ts distinctiveUnit)
-  // and for a request for literature, a word of it that no candidate names, none does (concepts.ts absentUnit): among
+  // and for a request for literature, a word of it that no candidate names, none does (concepts.ts absentOf): among
   // other drugs' biosimilar trials, none is one of omalizumab's. A request to check reads the concept as the
   // collection writes it instead (verdictScale.ts), so its words may differ ("4-PBA", "4-phenylbutyrate").
   const centralDistinctive =

@@ -7,8 +7,8 @@ import type { RetractionNotice } from "../../ingest/retractions.js";
 import type { LiveRetractions } from "../../ingest/liveRetractions.js";
 import { ToolError, type RegisteredTool } from "./toolRegistry.js";
 import { toolInput } from "./toolInput.js";
-import type { IntegritySource } from "../../domain/integrity.js";
-import type { IntegrityOf, RetractedHeld } from "../works/integrityRows.js";
+import type { Integrity, IntegritySource } from "../../domain/integrity.js";
+import type { RetractedHeld } from "../works/integrityRows.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { reachableCollections } from "../auth/keyScope.js";
 
@@ -48,10 +48,9 @@ interface RetractionCheck {
   };
 }
 
-/** What answers a DOI no list names: the works the key's collections hold retracted, and their notices. */
+/** What answers a DOI no list names: the works the key's collections hold retracted, with their notices. */
 interface SourceFlags {
   retractedHeld: RetractedHeld;
-  integrityOf: IntegrityOf;
   catalog: CollectionCatalog;
 }
 
@@ -76,10 +75,7 @@ export function retractionsCheckTool(list: Pick<LiveRetractions, "notices">, sou
       const unlisted = [...new Set(canonical.filter((doi) => !notices.has(doi)))];
       // only works the key's collections hold: whether another collection holds one is not the key's to learn
       const own = sources
-        ? await sourceRetractions(
-            [...(await sources.retractedHeld("doi", unlisted, reachableCollections(sources.catalog, keyScope)))],
-            sources.integrityOf,
-          )
+        ? sourceNotices(await sources.retractedHeld("doi", unlisted, reachableCollections(sources.catalog, keyScope)))
         : new Map<string, NonNullable<RetractionCheck["notice"]>>();
       const results = canonical.map((doi, i): RetractionCheck => {
         const notice = notices.get(doi);
@@ -104,18 +100,11 @@ export function retractionsCheckTool(list: Pick<LiveRetractions, "notices">, sou
   };
 }
 
-/** Of DOIs no list names that a reachable collection holds retracted, each with its source's retraction notice. */
-async function sourceRetractions(
-  dois: readonly string[],
-  integrityOf: IntegrityOf,
-): Promise<Map<string, NonNullable<RetractionCheck["notice"]>>> {
+/** Each retracted work's notice as the check reports it: its source's retraction notice (the rule's reason). */
+function sourceNotices(retracted: ReadonlyMap<string, Integrity>): Map<string, NonNullable<RetractionCheck["notice"]>> {
   const found = new Map<string, NonNullable<RetractionCheck["notice"]>>();
-  if (dois.length === 0) return found;
-  const integrity = await integrityOf(dois.map((doi) => ({ doi, pmid: null })));
-  dois.forEach((doi, i) => {
-    const work = integrity[i];
-    if (work?.status !== "retracted") return;
-    const notice = work.notices.find((n) => n.type === "retraction") ?? work.notices[0];
+  for (const [doi, integrity] of retracted) {
+    const notice = integrity.notices.find((n) => n.type === "retraction") ?? integrity.notices[0];
     found.set(doi, {
       date: notice?.date ?? null,
       reasons: [],
@@ -123,6 +112,6 @@ async function sourceRetractions(
       notice_doi: notice?.doi ?? null,
       notice_type: notice?.type ?? "retraction",
     });
-  });
+  }
   return found;
 }

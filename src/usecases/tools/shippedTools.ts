@@ -11,13 +11,12 @@ import { retractionsCheckTool } from "./retractionsCheck.js";
 import { createToolRegistry, type RegisteredTool, type ToolRegistry } from "./toolRegistry.js";
 import { mountUpstream } from "./upstreamTools.js";
 import { worksLookupTool } from "./worksLookup.js";
-import type { IntegrityOf, RetractedHeld } from "../works/integrityRows.js";
+import type { RetractedHeld } from "../works/integrityRows.js";
 
 const SHIPPED_PREFIXES = ["retractions", "works", "journals"] as const;
 
 function shippedTools(deps: {
   retractions: Pick<LiveRetractions, "notices" | "exclusionFilter">;
-  integrityOf?: IntegrityOf;
   retractedHeld?: RetractedHeld;
   engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
   catalog: CollectionCatalog;
@@ -27,9 +26,7 @@ function shippedTools(deps: {
   return {
     "retractions/check": retractionsCheckTool(
       deps.retractions,
-      deps.integrityOf && deps.retractedHeld
-        ? { integrityOf: deps.integrityOf, retractedHeld: deps.retractedHeld, catalog: deps.catalog }
-        : undefined,
+      deps.retractedHeld ? { retractedHeld: deps.retractedHeld, catalog: deps.catalog } : undefined,
     ),
     "works/lookup": worksLookupTool(deps),
     "journals/lookup": journalsLookupTool(deps.journals, deps.metricsBasis),
@@ -57,10 +54,10 @@ export function pricedRegistry(
 /** The registry the service starts with: retractions/check on the list in force, upstreams listed once. */
 export async function createGatewayTools(deps: {
   retractions: Pick<LiveRetractions, "notices" | "exclusionFilter">;
-  /** each work's integrity by the retraction rule: retractions/check answers a work its own source flags (in the
-   * key's collections) */
-  integrityOf?: IntegrityOf;
-  /** works/lookup names a work a reachable collection holds retracted */
+  /**
+   * the works the key's collections hold retracted: works/lookup names them so, and retractions/check answers their own
+   * source's flag
+   */
   retractedHeld?: RetractedHeld;
   engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
   catalog: CollectionCatalog;
@@ -78,7 +75,6 @@ export async function createGatewayTools(deps: {
   const [, mounted] = await Promise.all([deps.retractions.notices(), Promise.all(deps.upstreams.map(mountUpstream))]);
   const tools = shippedTools({
     retractions: deps.retractions,
-    integrityOf: deps.integrityOf,
     retractedHeld: deps.retractedHeld,
     engine: deps.engine,
     catalog: deps.catalog,

@@ -97,25 +97,30 @@ export function noticedWorksOf(deps: {
 
 /**
  * Of these DOIs or PMIDs, those a collection among `collections` holds (its works table) that the retraction rule says
- * are retracted. Search and the engine lookups never find such a work, so a check that finds no chunk of it can say why
- * instead of "not held".
+ * are retracted, each with its integrity (the notices that say so). Search and the engine lookups never find such a
+ * work, so a check that finds no chunk of it can say why instead of "not held".
  */
 export type RetractedHeld = (
   field: "doi" | "pmid",
   values: readonly string[],
   collections: readonly string[],
-) => Promise<Set<string>>;
+) => Promise<Map<string, Integrity>>;
 
 export function retractedHeldOf(deps: { db: Queryable; engineKind: string; integrityOf: IntegrityOf }): RetractedHeld {
   return async (field, values, collections) => {
-    if (values.length === 0 || collections.length === 0) return new Set();
+    const retracted = new Map<string, Integrity>();
+    if (values.length === 0 || collections.length === 0) return retracted;
     const held = await deps.db.query<{ doi: string | null; pmid: string | null }>(
       `SELECT DISTINCT doi, pmid FROM works WHERE ${field} = ANY($1::text[]) AND index_key = ANY($2::text[])`,
       [[...values], collections.map((name) => manifestKey(deps.engineKind, name))],
     );
     const works = held.map((w) => ({ doi: w.doi ? w.doi.toLowerCase() : null, pmid: w.pmid || null }));
     const integrity = await deps.integrityOf(works);
-    return new Set(works.flatMap((w, i) => (integrity[i]?.status === "retracted" && w[field] ? [w[field]] : [])));
+    works.forEach((w, i) => {
+      const value = w[field];
+      if (value && integrity[i]?.status === "retracted") retracted.set(value, integrity[i]!);
+    });
+    return retracted;
   };
 }
 
