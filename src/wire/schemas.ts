@@ -1,6 +1,7 @@
 // Request body schemas (zod): one place that says what each endpoint accepts.
 import { z } from "zod";
 import { WEBHOOK_EVENT_TYPES } from "../domain/webhooks.js";
+import { isCalendarDay } from "../domain/calendarDay.js";
 import { plainCollectionSchema } from "../domain/collectionDefinitions.js";
 import { ApiError } from "./errors.js";
 import { DEFAULT_IMAGE_OPTIONS, type ImageOptions } from "../usecases/figures/figureImages.js";
@@ -629,10 +630,7 @@ export const refundBody = z.strictObject({
 const isoDay = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD (UTC)")
-  .refine((day) => {
-    const at = new Date(`${day}T00:00:00Z`);
-    return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === day;
-  }, "a day that exists, YYYY-MM-DD");
+  .refine(isCalendarDay, "a day that exists, YYYY-MM-DD");
 export const reconciliationQuery = z.strictObject({
   from: isoDay.optional(),
   to: isoDay.optional(),

@@ -50,6 +50,8 @@ describe("the usage range", () => {
     expect(error({ days: "14" })).toMatch(/days must be 7, 30 or 90/);
     expect(error({ days: "-1" })).toMatch(/days must be 7, 30 or 90/);
     expect(error({ from: "2026-02-30", to: "2026-03-01" })).toMatch(/from must be a day as YYYY-MM-DD/);
+    // a month that does not exist is refused too (it threw before, the date having no time to print)
+    expect(error({ from: "2026-13-01", to: "2026-03-01" })).toMatch(/from must be a day as YYYY-MM-DD/);
     expect(error({ from: "11/01/2026" })).toMatch(/from must be a day as YYYY-MM-DD \(2026-11-01\)/);
     expect(error({ from: "2026-11-01", to: "tomorrow" })).toMatch(/to must be a day as YYYY-MM-DD/);
     expect(error({ from: "", to: "2026-11-01" })).toMatch(/from is empty/);

@@ -1,6 +1,7 @@
 // The usage page's figures for a date range: per day, key and collection, folded from the organization's charge
 // events (the same events the ledger lists), so the per-key and per-collection totals add up to the ledger's charges
 // for the range. The range's rules (dates, order, length, quick choices) are pure functions here.
+import { isCalendarDay } from "../../domain/calendarDay.js";
 import type { Db } from "../../eventstore/db.js";
 import type { RowOf } from "../../../projections/tables.js";
 import { orgStream, type DomainEvent } from "../../domain/events.js";
@@ -29,7 +30,6 @@ export interface UsageRangeInput {
 
 type UsageRangeResult = { ok: true; range: UsageRange } | { ok: false; error: string };
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const MS_PER_DAY = 86_400_000;
 
 /** The day `n` days after `day` (negative: before). */
@@ -43,8 +43,6 @@ function daysOf(range: UsageRange): string[] {
   for (let d = range.from; d <= range.to; d = addDays(d, 1)) out.push(d);
   return out;
 }
-
-const isRealDay = (v: string) => DAY.test(v) && new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) === v;
 
 /**
  * The range a request asks for, or why it cannot be drawn (each message names the fix): `days` (7, 30 or 90) ends
@@ -66,7 +64,7 @@ export function parseUsageRange(input: UsageRangeInput, today: string): UsageRan
     ["from", from],
     ["to", to],
   ] as const)
-    if (value !== "" && !isRealDay(value))
+    if (value !== "" && !isCalendarDay(value))
       return { ok: false, error: `${name} must be a day as YYYY-MM-DD (2026-11-01), not "${value.slice(0, 20)}"` };
   const last = to === "" ? today : to;
   if (last > today) return { ok: false, error: `to (${last}) is in the future: the last day with usage is ${today}` };
