@@ -61,10 +61,14 @@ const { publishWebhookEvent } = proxyActivities<WebhookActivities>({
   retry: { initialInterval: "200 milliseconds", maximumInterval: "10 seconds", maximumAttempts: 30 },
 });
 
-/** An asynchronous run tells the organization's `assisted.completed` endpoints how it stands (never the rows). */
-/** A run begun before works were told apart by every key (DOI, PMID, the collection's id) replays by its one key. */
-const workKeys = (): WorkKeys => (patched("work-keys") ? "all" : "documentOf");
+/**
+ * How this run tells works apart (deliverableRows.ts): a run begun before passages were keyed, or before works were
+ * told apart by every key (DOI, PMID, the collection's id), replays as it ran.
+ */
+const workKeys = (): WorkKeys =>
+  patched("work-passage-keys") ? "passage" : patched("work-keys") ? "all" : "documentOf";
 
+/** An asynchronous run tells the organization's `assisted.completed` endpoints how it stands (never the rows). */
 async function announce(input: AssistedInput, status: string, extra: Record<string, unknown>): Promise<void> {
   if (!input.announce) return;
   await publishWebhookEvent({

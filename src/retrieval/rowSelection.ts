@@ -40,6 +40,22 @@ export function workKeysOf(row: DocumentRow): string[] {
   return keys;
 }
 
+/** A passage shorter than this (normalized) is not told apart by its words alone: short lines recur across works. */
+const MIN_PASSAGE_KEY_CHARS = 100;
+
+/**
+ * A key for a passage's words, case, spacing and punctuation aside, when it is long enough to name one text: two works
+ * that hold the same passage (a conference abstract under two DOIs, a preprint and its article, a correction that
+ * repeats the abstract) share it. Undefined for a short passage.
+ */
+export function passageKeyOf(text: string): string | undefined {
+  const words = text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+  return words.length >= MIN_PASSAGE_KEY_CHARS ? `text\u0000${words}` : undefined;
+}
+
 /** Whether a work of `seen` (the keys of the works met so far, addWork) is this row's. */
 export const seenWork = (seen: ReadonlySet<string>, row: DocumentRow): boolean =>
   workKeysOf(row).some((key) => seen.has(key));
@@ -53,11 +69,11 @@ export function addWork(seen: Set<string>, row: DocumentRow): void {
  * The first item of each work in the order given (best first, so each work's best chunk), at most `limit`. `keysOf`
  * names a work's keys (workKeysOf; an assisted run begun before them keys works by documentOf alone).
  */
-export function firstPerDocument<T>(
+export function firstPerDocument<T, R extends DocumentRow = DocumentRow>(
   items: readonly T[],
-  rowOf: (item: T) => DocumentRow,
+  rowOf: (item: T) => R,
   limit: number,
-  keysOf: (row: DocumentRow) => string[] = workKeysOf,
+  keysOf: (row: R) => string[] = workKeysOf,
 ): T[] {
   const seen = new Set<string>();
   const out: T[] = [];

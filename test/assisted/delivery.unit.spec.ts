@@ -1,5 +1,5 @@
 // What an assisted search delivers: best first by the judge (or the priority the judge set), one chunk per document,
-// a work held by two collections (the same DOI) delivered and charged once.
+// a work held by two collections (the same DOI), or two works holding the same passage, delivered and charged once.
 import { describe, expect, it } from "vitest";
 import { deliverable, distinctDocuments } from "../../workflows/deliverableRows.js";
 import type { VerifiedRow } from "../../workflows/assistedTypes.js";
@@ -11,6 +11,7 @@ function verified(
   judgeScore: number,
   doi?: string,
   priority?: number,
+  text = "t",
 ): VerifiedRow {
   return {
     candidate: {
@@ -18,8 +19,8 @@ function verified(
         id,
         collection: physical,
         physical,
-        text: "t",
-        teaser: "t",
+        text,
+        teaser: text.slice(0, 20),
         metadata: { chunk_index: 0, doc_id: docId, ...(doi ? { doi } : {}) },
         relevance: 0.5,
         tokens: 10,
@@ -77,5 +78,32 @@ describe("delivery", () => {
     ];
     expect(deliverable(rows, 10).map((r) => r.candidate.row.id)).toEqual(["x-open", "y-open", "y-syn"]);
     expect(distinctDocuments(rows)).toBe(3);
+  });
+
+  it("sells a passage two works hold once (an abstract under two DOIs), whatever its case and punctuation", () => {
+    const abstract =
+      "Biosimilars offer savings to health systems under pressure, and oncology is where the pressure on budgets is " +
+      "largest; the economic case for their use in cancer medicine is reviewed.";
+    const short = "Savings from biosimilars.";
+    const rows = [
+      verified("first-doi", "openalex-synergy", "W1", 0.9, "10.1007/s10269-011-2017-9", undefined, abstract),
+      verified(
+        "second-doi",
+        "openalex-synergy",
+        "W2",
+        0.8,
+        "10.1007/s11523-011-0196-3",
+        undefined,
+        abstract.toUpperCase().replace(/;/g, " ;"),
+      ),
+      verified("other", "openalex-synergy", "W3", 0.7, "10.1/other", undefined, `${abstract} A second finding.`),
+      // a short passage recurs across works: it names no text of its own
+      verified("short-1", "openalex-synergy", "W4", 0.6, undefined, undefined, short),
+      verified("short-2", "openalex-synergy", "W5", 0.5, undefined, undefined, short),
+    ];
+    expect(deliverable(rows, 10).map((r) => r.candidate.row.id)).toEqual(["first-doi", "other", "short-1", "short-2"]);
+    expect(distinctDocuments(rows)).toBe(4);
+    // a run begun before passages were keyed replays as it delivered: both DOIs
+    expect(deliverable(rows, 10, "all").map((r) => r.candidate.row.id)).toContain("second-doi");
   });
 });
