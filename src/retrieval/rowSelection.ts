@@ -88,14 +88,23 @@ export function firstPerDocument<T, R extends DocumentRow = DocumentRow>(
 }
 
 /**
- * A merged list without the passages it holds twice: a row whose work (workKeysOf) and text an earlier, better row
- * already has (the same abstract in two collections that hold the work) is left out, so one answer never sells the
- * same text twice. Rows of one collection are never each other's repeats (its chunks of a work differ).
+ * A merged list without the passages it holds twice: a row whose text an earlier, better row already has is left out,
+ * so one answer never sells the same text twice. A long passage (passageKeyOf) is the same text in any work: the same
+ * abstract in two collections that hold the work, or in two records of one (a conference abstract under two DOIs, a
+ * review's versions). A short one is a repeat only within its work (workKeysOf): a line such as "No abstract
+ * available." recurs across works. Chunks of one work differ, so no work repeats itself.
  */
 export function withoutRepeatedPassages<T extends DocumentRow & { text: string }>(rows: readonly T[]): T[] {
-  // the texts kept under each work key: a text is compared only with those of the same work
+  // the long passages kept; the short texts kept under each work key, compared only with those of the same work
+  const passages = new Set<string>();
   const texts = new Map<string, string[]>();
   return rows.filter((row) => {
+    const passage = passageKeyOf(row.text);
+    if (passage !== undefined) {
+      if (passages.has(passage)) return false;
+      passages.add(passage);
+      return true;
+    }
     const keys = workKeysOf(row);
     if (keys.some((key) => texts.get(key)?.includes(row.text))) return false;
     for (const key of keys) {

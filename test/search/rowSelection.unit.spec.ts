@@ -113,4 +113,17 @@ describe("withoutRepeatedPassages", () => {
     ];
     expect(ids(withoutRepeatedPassages(rows))).toEqual(["syn-0", "open-1", "pm", "other"]);
   });
+
+  it("sells a long passage once whatever work holds it: one abstract under two DOIs of one collection", () => {
+    const abstract =
+      "The main rationale for using biosimilar drugs is for cost saving, and the pressure on budgets is largest " +
+      "in cancer medicine, where biosimilars of growth factors and antibodies are entering the market.";
+    const rows = [
+      passage("first", "openalex-synergy", "W2006502925", abstract, "10.1007/s11523-011-0196-3"),
+      passage("second", "openalex-synergy", "W1569761187", abstract.replace(/,/g, " ,"), "10.1007/s10269-011-2017-9"),
+      passage("no-doi", "openalex-synergy", "W3", abstract.toUpperCase()),
+      passage("longer", "openalex-synergy", "W4", `${abstract} Savings are reviewed.`),
+    ];
+    expect(ids(withoutRepeatedPassages(rows))).toEqual(["first", "longer"]);
+  });
 });
