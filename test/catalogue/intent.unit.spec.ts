@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { detectCatalogueQuestion as detectWithNames } from "../../src/usecases/catalogue/intent.js";
 import { loadCollectionCatalog } from "../../src/app/collectionsFile.js";
 import { DEFAULT_COLLECTIONS_CONFIG } from "../../src/app/config.js";
+import realWords from "../../src/usecases/catalogue/realWords.json" with { type: "json" };
+import { realWordsNearVocabulary } from "../../scripts/catalogueRealWords.js";
 
 interface Labelled {
   query: string;
@@ -96,6 +98,17 @@ describe("detectCatalogueQuestion", () => {
     });
     expect(detectCatalogueQuestion("does vitamin D reduce fractures?")).toBeNull();
     expect(detectCatalogueQuestion("which journals published the first RECOVERY trial results?")).toBeNull();
+  });
+
+  it("corrects a misspelt vocabulary word, never a real word near one (npm run catalogue:real-words)", () => {
+    expect(detectCatalogueQuestion("which publshers are availble?")).toEqual({ intent: "publishers", topic: null });
+    // "pressures" is two edits from "presses" (publishers)
+    expect(
+      detectCatalogueQuestion("What are the economic pressures for biosimilar drug use in cancer medicine?"),
+    ).toBeNull();
+    expect(detectCatalogueQuestion("What are the pressures on biosimilar uptake?")).toBeNull();
+    // the committed list is what the word list and the vocabulary give now
+    expect(realWords).toEqual(realWordsNearVocabulary());
   });
 
   it("never treats an empty or very long query as a catalogue question", () => {

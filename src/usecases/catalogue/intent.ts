@@ -8,6 +8,8 @@
 // A question about prices ("how much does each collection cost?", "what are your prices?") is a sources question:
 // prices are per collection, and the sources answer lists each collection with the organization's price.
 
+import realWords from "./realWords.json" with { type: "json" };
+
 export type CatalogueIntent = "sources" | "publishers" | "journals";
 
 export interface CatalogueQuestion {
@@ -629,72 +631,12 @@ const CORRECTABLE = [
 ];
 
 /**
- * Real words within an edit or two of the vocabulary: never "corrected" (a question about who published stays a
- * search).
+ * Real words within an edit or two of the vocabulary, never "corrected" (a question about who published, or about
+ * economic pressures, stays a search): every English word (an-array-of-english-words) that the correction would
+ * otherwise take for a vocabulary word, written by `npm run catalogue:real-words`, and British spellings the list
+ * lacks.
  */
-const REAL_WORDS = new Set([
-  "published",
-  "publishes",
-  "publish",
-  "publication",
-  "courses",
-  "course",
-  "journey",
-  "journeys",
-  "journalism",
-  "journalist",
-  "journalists",
-  "collected",
-  "collecting",
-  "collective",
-  "collector",
-  "sourced",
-  "sourcing",
-  "resource",
-  "contest",
-  "contents",
-  "context",
-  "contexts",
-  "contest",
-  "content",
-  "resolved",
-  "resources",
-  "tiles",
-  "titled",
-  "titers",
-  "titres",
-  "titre",
-  "litres",
-  "liters",
-  "bases",
-  "catalyst",
-  "indexes",
-  "include",
-  "covert",
-  "coveted",
-  "covered",
-  "recovered",
-  "avoidable",
-  "variable",
-  "valuable",
-  "prime",
-  "primes",
-  "pride",
-  "prize",
-  "prizes",
-  "prick",
-  "pricks",
-  "prince",
-  "princes",
-  "printing",
-  "pricking",
-  "slicing",
-  "dicing",
-  "spice",
-  "spices",
-  "trice",
-  "crises",
-]);
+const REAL_WORDS = new Set<string>([...(realWords as string[]), "titres", "titre", "litres"]);
 
 /** Rows of the edit-distance table, reused: the check runs on every search, so it allocates nothing per word. */
 let rows = [new Int32Array(32), new Int32Array(32), new Int32Array(32)];
@@ -765,7 +707,16 @@ const isKnown = (w: string) =>
 /** A misspelt vocabulary word becomes the word meant: one edit for words of 5-7 letters, two from 8. */
 function corrected(word: string): string {
   if (word in SHORT_TYPOS) return SHORT_TYPOS[word]!;
-  if (isKnown(word) || REAL_WORDS.has(word) || word.length < 5 || /\d/.test(word)) return word;
+  if (isKnown(word) || REAL_WORDS.has(word)) return word;
+  return nearestVocabularyWord(word) ?? word;
+}
+
+/**
+ * The vocabulary word a word of 5 letters or more is within an edit of (two from 8 letters), the nearest; undefined
+ * when none is, or the word is the vocabulary's own. Real words are not told from typos here (corrected does).
+ */
+export function nearestVocabularyWord(word: string): string | undefined {
+  if (isKnown(word) || word.length < 5 || /\d/.test(word)) return undefined;
   const budget = word.length >= 8 ? 2 : 1;
   let best: { w: string; d: number } | undefined;
   for (const { word: candidate, mask } of CORRECTABLE_MASKS) {
@@ -773,7 +724,7 @@ function corrected(word: string): string {
     const dist = damerauLevenshtein(word, candidate, budget);
     if (dist <= budget && (!best || dist < best.d)) best = { w: candidate, d: dist };
   }
-  return best?.w ?? word;
+  return best?.w;
 }
 
 function words(query: string): string[] {
