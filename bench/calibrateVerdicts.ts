@@ -259,7 +259,7 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
             : judged?.has(p.docId)
               ? 1
               : 0,
-          conflict: qualifierConflict(item.text, `${p.candidate.title ?? ""}\n${p.candidate.text}`),
+          conflict: qualifierConflict(item.text, `${p.candidate.title ?? ""}\n${p.candidate.text}`, p.candidate.title),
           features: features[i]!.map((x) => Math.round(x * 1e6) / 1e6),
           centralLoose: anywhere.namesCentral[i]!,
           centralAbout: about.namesCentral[i]!,

@@ -48,6 +48,22 @@ describe("qualifiers", () => {
     expect(qualifierConflict(WITHOUT, "Emicizumab in patients without inhibitors reduced bleeding.")).toBe(false);
   });
 
+  it("reads the title alone when it mentions the qualifier: it names the study's population", () => {
+    // HAVEN 3: its abstract's last mention of inhibitors is past the reach of its "no" (a list of adverse events)
+    const haven3 =
+      "There were no thrombotic or thrombotic microangiopathy events, development of antidrug antibodies, or new " +
+      "development of factor VIII inhibitors.";
+    const asked = "Does emicizumab prophylaxis reduce bleeding rates in hemophilia A patients with inhibitors?";
+    expect(qualifierConflict(asked, haven3)).toBe(false);
+    const haven3Title = "Emicizumab Prophylaxis in Patients Who Have Hemophilia A without Inhibitors";
+    expect(qualifierConflict(asked, `${haven3Title}\n${haven3}`, haven3Title)).toBe(true);
+    // HAVEN 1 asked about patients without inhibitors: its title says "with", whatever its abstract negates
+    const haven1Title = "Emicizumab Prophylaxis in Hemophilia A with Inhibitors";
+    const haven1 = "No patients developed antidrug antibodies; no thrombotic events occurred without bypassing agents.";
+    expect(qualifierConflict(WITHOUT, `${haven1Title}\n${haven1}`, haven1Title)).toBe(true);
+    expect(qualifierConflict(asked, `${haven1Title}\n${haven1}`, haven1Title)).toBe(false);
+  });
+
   it("finds a conflict where a study names only another population than the query", () => {
     expect(
       qualifierConflict("vitamin D supplementation in children", "We enrolled 400 adults aged 50 to 70 years."),

@@ -345,7 +345,8 @@ export async function judgeCandidates(
   // population, ranks below those that match it (qualifiers.ts)
   const conflicts = candidates.map(
     (candidate) =>
-      deps.readQualifiers !== false && qualifierConflict(query, `${candidate.title ?? ""}\n${candidate.text}`),
+      deps.readQualifiers !== false &&
+      qualifierConflict(query, `${candidate.title ?? ""}\n${candidate.text}`, candidate.title),
   );
   const demoted = (p: number, i: number) =>
     conflicts[i] ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p;

@@ -96,12 +96,15 @@ const groupsIn = (text: string, groups: readonly { name: string; words: RegExp }
 /**
  * Whether the candidate conflicts with a qualifier of the query: it mentions a "with" qualifier only negated, says
  * "with X" where the query asks "without X", or names only another population (children / adults, women / men) than
- * the one the query names.
+ * the one the query names. A title that mentions the qualifier decides alone: it names the study's population, while
+ * an abstract's other mentions may be outside a negation's reach ("no thrombotic events, development of antidrug
+ * antibodies, or new development of factor VIII inhibitors") or about other patients.
  */
-export function qualifierConflict(query: string, candidateText: string): boolean {
+export function qualifierConflict(query: string, candidateText: string, title?: string | null): boolean {
   for (const qualifier of queryQualifiers(query)) {
     for (const stem of qualifier.stems) {
-      const found = mentions(candidateText, stem);
+      const inTitle = title ? mentions(title, stem) : [];
+      const found = inTitle.length > 0 ? inTitle : mentions(candidateText, stem);
       if (found.length === 0) continue;
       if (!qualifier.negated && found.every((m) => m.negated)) return true;
       if (qualifier.negated && found.some((m) => m.withCue) && !found.some((m) => m.negated)) return true;
