@@ -11,24 +11,46 @@ import {
 } from "../src/retrieval/rowSelection.js";
 
 /**
- * How a run tells works apart: by every key a work is known by (DOI, PMID, the collection's id) and by the words of
- * the passage it delivers (two works holding the same abstract are one delivery: it is sold once); for a run begun
- * before that, by every key but the passage's; for one begun earlier still, by documentOf's one key (a history replays
- * as it ran).
+ * How a run tells works apart: by every key a work is known by (DOI, PMID, the collection's id) and by the words of its
+ * passages, two works holding one passage being one (a conference abstract under two DOIs is one delivery, whichever
+ * of its chunks each record's row shows: it is sold once); for a run begun before that, by every key but the passages';
+ * for one begun earlier still, by documentOf's one key (a history replays as it ran).
  */
 export type WorkKeys = "passage" | "all" | "documentOf";
 type Row = DocumentRow & { text: string };
-function keysFor(keys: WorkKeys): (row: Row) => string[] {
+function keysFor(keys: WorkKeys, rows: readonly VerifiedRow[]): (row: Row) => string[] {
   if (keys === "documentOf") return (row) => [documentOf(row)];
   if (keys === "all") return workKeysOf;
-  return (row) => {
+  const group = worksSharingPassages(rows.map((r) => r.candidate.row));
+  return (row) => [group(row)];
+}
+
+/**
+ * Each row's work among `rows`, rows joined when they share a work key or a passage (passageKeyOf), directly or
+ * through others: chunk 0 of one record and chunk 1 of another are one work when the records share either chunk.
+ */
+function worksSharingPassages(rows: readonly Row[]): (row: Row) => string {
+  const parent = new Map<string, string>();
+  const root = (key: string): string => {
+    let k = key;
+    while (parent.get(k) !== k) k = parent.get(k) ?? k;
+    parent.set(key, k);
+    return k;
+  };
+  const keysOf = (row: Row) => {
     const passage = passageKeyOf(row.text);
     return passage === undefined ? workKeysOf(row) : [...workKeysOf(row), passage];
   };
+  for (const row of rows) {
+    const keys = keysOf(row);
+    for (const key of keys) if (!parent.has(key)) parent.set(key, key);
+    for (const key of keys.slice(1)) parent.set(root(key), root(keys[0]!));
+  }
+  return (row) => root(keysOf(row)[0]!);
 }
 
 export function distinctDocuments(rows: VerifiedRow[], keys: WorkKeys = "passage"): number {
-  return firstPerDocument(rows, (r) => r.candidate.row, Infinity, keysFor(keys)).length;
+  return firstPerDocument(rows, (r) => r.candidate.row, Infinity, keysFor(keys, rows)).length;
 }
 
 /**
@@ -49,7 +71,7 @@ export function deliverable(rows: VerifiedRow[], limit: number, keys: WorkKeys =
     [...rows].sort((a, b) => priority(b) - priority(a) || byJudge(a, b)),
     (r) => r.candidate.row,
     limit,
-    keysFor(keys),
+    keysFor(keys, rows),
   );
   return chosen.sort(byJudge);
 }

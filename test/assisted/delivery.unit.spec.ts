@@ -103,6 +103,19 @@ describe("delivery", () => {
     ];
     expect(deliverable(rows, 10).map((r) => r.candidate.row.id)).toEqual(["first-doi", "other", "short-1", "short-2"]);
     expect(distinctDocuments(rows)).toBe(4);
+    // the other chunks of the two records: each record's row may show another chunk, and the work is still one
+    const second =
+      "Biosimilar introduction into the EU has already forced prices down, and savings will grow as the patents of " +
+      "the antibodies expire over the coming decade.";
+    const chunks = [
+      verified("first-0", "openalex-synergy", "W1", 0.9, "10.1007/s10269-011-2017-9", undefined, abstract),
+      verified("first-1", "openalex-synergy", "W1", 0.85, "10.1007/s10269-011-2017-9", undefined, second),
+      verified("second-1", "openalex-synergy", "W2", 0.8, "10.1007/s11523-011-0196-3", undefined, second),
+      verified("second-0", "openalex-synergy", "W2", 0.75, "10.1007/s11523-011-0196-3", undefined, abstract),
+    ];
+    expect(deliverable(chunks, 10).map((r) => r.candidate.row.id)).toEqual(["first-0"]);
+    expect(deliverable([chunks[0]!, chunks[2]!], 10).map((r) => r.candidate.row.id)).toEqual(["first-0", "second-1"]);
+    expect(distinctDocuments(chunks)).toBe(1);
     // a run begun before passages were keyed replays as it delivered: both DOIs
     expect(deliverable(rows, 10, "all").map((r) => r.candidate.row.id)).toContain("second-doi");
   });
