@@ -448,6 +448,12 @@ export interface IngestionCounts {
   documentsUpdated: number;
   documentsDeleted: number;
   documentsUnchanged: number;
+  /**
+   * new documents the collection's rules left out: no passage long enough to stand alone (4 words and 8 tokens at
+   * least), retracted, or not open access where the collection holds open access only (a document indexed before and
+   * left out now counts as deleted)
+   */
+  documentsExcluded: number;
   chunksIndexed: number;
 }
 

@@ -8,8 +8,12 @@ export const zeroCounts = (): IngestionCounts => ({
   documentsUpdated: 0,
   documentsDeleted: 0,
   documentsUnchanged: 0,
+  documentsExcluded: 0,
   chunksIndexed: 0,
 });
+
+/** Counts as stored: those recorded before a count existed read 0 for it. */
+export const countsOf = (stored: Partial<IngestionCounts>): IngestionCounts => ({ ...zeroCounts(), ...stored });
 
 export function addCounts(a: IngestionCounts, b: IngestionCounts): IngestionCounts {
   return {
@@ -18,6 +22,7 @@ export function addCounts(a: IngestionCounts, b: IngestionCounts): IngestionCoun
     documentsUpdated: a.documentsUpdated + b.documentsUpdated,
     documentsDeleted: a.documentsDeleted + b.documentsDeleted,
     documentsUnchanged: a.documentsUnchanged + b.documentsUnchanged,
+    documentsExcluded: a.documentsExcluded + b.documentsExcluded,
     chunksIndexed: a.chunksIndexed + b.chunksIndexed,
   };
 }

@@ -4,7 +4,7 @@
 import { InventoryTally, type CollectionInventory, type JournalIdentityFields } from "../domain/inventory.js";
 import type { IngestionCounts } from "../domain/events.js";
 import type { Db, Queryable } from "../eventstore/db.js";
-import { addCounts, zeroCounts } from "../domain/ingestionCounts.js";
+import { addCounts, countsOf, zeroCounts } from "../domain/ingestionCounts.js";
 
 export { zeroCounts };
 import { chunkId } from "./chunk.js";
@@ -101,7 +101,7 @@ export async function recordedBatch(
     "SELECT counts FROM ingest_batches WHERE ingestion_id = $1 AND batch = $2",
     [ingestionId, batch],
   );
-  return row?.counts ?? null;
+  return row ? countsOf(row.counts) : null;
 }
 
 /** The sum of every batch an ingestion recorded (its exact counts, however often a batch ran). */
@@ -110,7 +110,7 @@ export async function recordedTotals(db: Queryable, ingestionId: string): Promis
     "SELECT counts FROM ingest_batches WHERE ingestion_id = $1",
     [ingestionId],
   );
-  return rows.reduce((sum, r) => addCounts(sum, r.counts), zeroCounts());
+  return rows.reduce((sum, r) => addCounts(sum, countsOf(r.counts)), zeroCounts());
 }
 
 /**

@@ -128,12 +128,18 @@ export function createProgressReporter(options: ProgressReporterOptions = {}): P
 
 type DocumentCounts = Pick<
   IngestionStatus,
-  "documentsRead" | "documentsAdded" | "documentsUpdated" | "documentsUnchanged" | "documentsDeleted" | "chunksIndexed"
+  | "documentsRead"
+  | "documentsAdded"
+  | "documentsUpdated"
+  | "documentsUnchanged"
+  | "documentsDeleted"
+  | "documentsExcluded"
+  | "chunksIndexed"
 >;
 
-/** The documents an ingestion is done with: added, updated, unchanged or deleted. */
+/** The documents an ingestion is done with: added, updated, unchanged, deleted or excluded. */
 const documentsDone = (c: DocumentCounts): number =>
-  c.documentsAdded + c.documentsUpdated + c.documentsUnchanged + c.documentsDeleted;
+  c.documentsAdded + c.documentsUpdated + c.documentsUnchanged + c.documentsDeleted + c.documentsExcluded;
 
 /**
  * An ingestion's status as a progress snapshot: documents done of those read (unknown until staged), chunks indexed.

@@ -97,4 +97,13 @@ describe("classifyBatch", () => {
     expect(plan.records).toEqual([]);
     expect(plan.works.upserts).toHaveLength(1);
   });
+
+  it("counts a new document left out (too short to stand alone) as excluded, and one indexed before as deleted", () => {
+    const short = doc("s", "Four words of text.");
+    const plan = classifyBatch([short, a], new Map(), options);
+    expect(plan.counts).toMatchObject({ documentsRead: 0, documentsAdded: 1, documentsExcluded: 1 });
+    expect(plan.upserts.map((e) => e.docId)).toEqual(["a"]);
+    const shortened = classifyBatch([{ ...a, sections: short.sections }], manifestOf([a]), options);
+    expect(shortened.counts).toMatchObject({ documentsDeleted: 1, documentsExcluded: 0 });
+  });
 });

@@ -17,6 +17,7 @@ const counts = (done: number, read: number, chunks: number) => ({
   documentsUpdated: 0,
   documentsUnchanged: 0,
   documentsDeleted: 0,
+  documentsExcluded: 0,
   chunksIndexed: chunks,
 });
 

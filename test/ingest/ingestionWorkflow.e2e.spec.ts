@@ -37,7 +37,7 @@ const V1 = [
     "Juvenile snappers shelter among mangrove prop roots at high tide.",
   ),
 ];
-/** reef-1 unchanged, reef-2 changed, reef-3 deleted, reef-4 new */
+/** reef-1 unchanged, reef-2 changed, reef-3 deleted, reef-4 new, reef-5 new and too short to index (excluded) */
 const V2 = [
   V1[0],
   NOTE(
@@ -51,6 +51,7 @@ const V2 = [
     "Crown-of-thorns starfish outbreaks",
     "Crown-of-thorns starfish outbreaks stripped the coral cover of the outer reef.",
   ),
+  NOTE("reef-5", "A reef note whose title is long but whose text is not", "Reef."),
 ];
 
 const cli = runCli;
@@ -135,6 +136,7 @@ describe.each(ENGINES)("incremental ingestion on the %s engine", (engine) => {
       documentsUpdated: 0,
       documentsDeleted: 0,
       documentsUnchanged: 0,
+      documentsExcluded: 0,
       chunksIndexed: 3,
       error: null,
     });
@@ -154,11 +156,12 @@ describe.each(ENGINES)("incremental ingestion on the %s engine", (engine) => {
       mode: "upsert",
       files: ["reef-v2.jsonl"],
       state: "completed",
-      documentsRead: 4,
+      documentsRead: 5,
       documentsAdded: 1,
       documentsUpdated: 1,
       documentsDeleted: 1,
       documentsUnchanged: 1,
+      documentsExcluded: 1,
       chunksIndexed: 2,
       error: null,
     });

@@ -108,7 +108,9 @@ function collectionsTable(list: CollectionsAdminList): Html {
       ? "none recorded"
       : html`${INGESTION_STATE[i.state]} (${i.mode}, ${i.documentsAdded} added, ${i.documentsUpdated} updated, ${
           i.documentsDeleted
-        } deleted, ${i.documentsUnchanged} unchanged) ${when(i.finishedAt ?? i.startedAt)}${
+        } deleted, ${i.documentsUnchanged} unchanged, ${i.documentsExcluded} excluded) ${when(
+          i.finishedAt ?? i.startedAt,
+        )}${
           i.error ? html`: ${i.error}` : ""
         }${i.progress ? html`<br><small data-progress>${ingestionProgressText("now", i.progress)}</small>` : ""}`;
   const row = (c: CollectionsAdminList["collections"][number]) => html`<tr data-collection="${c.name}"><td>${

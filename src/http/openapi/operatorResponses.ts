@@ -220,6 +220,15 @@ export const IngestionStatus = z.object({
       "Deleted by the source, no longer in the files (replace), or now excluded (retracted, not open access, empty).",
   }),
   documentsUnchanged: z.number().int().meta({ description: "Same fingerprint: neither re-chunked nor re-embedded." }),
+  documentsExcluded: z
+    .number()
+    .int()
+    .meta({
+      description:
+        "New documents the collection's rules left out, so not searchable: no passage long enough to stand alone (at " +
+        "least 4 words and 8 tokens of text; the title does not count), retracted, or not open access in an " +
+        "open-access-only collection. A document indexed before and left out now counts as deleted.",
+    }),
   chunksIndexed: z.number().int(),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),

@@ -68,7 +68,9 @@ export function classifyBatch(
     if (work) works.upserts.push(work);
     else works.deletes.push(item.doc_id);
     if (prepared.kind !== "chunks") {
-      remove(item.doc_id);
+      // left out by the collection's rules: a document indexed before leaves (deleted), a new one is excluded
+      if (known.has(item.doc_id)) remove(item.doc_id);
+      else counts.documentsExcluded += 1;
       continue;
     }
     const fingerprint = hashCanonicalJson({

@@ -13,6 +13,7 @@ import { Rejection } from "../../domain/rejection.js";
 import { newId } from "../accounts/apiKeys.js";
 import { ingestionWorkflow } from "../../../workflows/ingestion.js";
 import { batchTaskQueueOf, ingestionProgressQuery, ingestionWorkflowId } from "../../../workflows/ingestionTypes.js";
+import { countsOf } from "../../domain/ingestionCounts.js";
 import { recordedTotals, zeroCounts } from "../../ingest/manifest.js";
 import type { IngestionRequest, Ingestions, IngestionStatus } from "../../ingest/ingestions.js";
 
@@ -44,7 +45,7 @@ function statusOf(row: IngestionRow, running: IngestionCounts): IngestionStatus 
     finishedAt: row.finished_at,
     error: row.error,
   };
-  return { ...base, ...(row.counts ?? running), state: row.state };
+  return { ...base, ...countsOf(row.counts ?? running), state: row.state };
 }
 
 export type WorkflowIngestions = Ingestions;
