@@ -107,6 +107,13 @@ describe("detectCatalogueQuestion", () => {
       detectCatalogueQuestion("What are the economic pressures for biosimilar drug use in cancer medicine?"),
     ).toBeNull();
     expect(detectCatalogueQuestion("What are the pressures on biosimilar uptake?")).toBeNull();
+    // the vocabulary's own inflections are its words, not real words kept from it
+    for (const asked of [
+      "which catalogues can I search?",
+      "what catalogs do you have?",
+      "are your collections pricey?",
+    ])
+      expect(detectCatalogueQuestion(asked)?.intent).toBe("sources");
     // the committed list is what the word list and the vocabulary give now
     expect(realWords).toEqual(realWordsNearVocabulary());
   });

@@ -47,6 +47,10 @@ const NOUNS: Record<string, CatalogueIntent> = {
   indices: "sources",
   catalogue: "sources",
   catalog: "sources",
+  catalogues: "sources",
+  catalogs: "sources",
+  databank: "sources",
+  databanks: "sources",
   coverage: "sources",
 };
 
@@ -59,6 +63,8 @@ const PRICE = new Set([
   "prices",
   "priced",
   "pricing",
+  "pricey",
+  "pricy",
   "pricelist",
   "cost",
   "costs",
