@@ -33,8 +33,8 @@ function worksSharingPassages(rows: readonly Row[]): (row: Row) => string {
   const parent = new Map<string, string>();
   const root = (key: string): string => {
     let k = key;
-    while (parent.get(k) !== k) k = parent.get(k) ?? k;
-    parent.set(key, k);
+    for (let up = parent.get(k); up !== undefined && up !== k; up = parent.get(k)) k = up;
+    if (k !== key) parent.set(key, k);
     return k;
   };
   const keysOf = (row: Row) => {
