@@ -41,12 +41,13 @@ function worksSharingPassages(rows: readonly Row[]): (row: Row) => string {
     const passage = passageKeyOf(row.text);
     return passage === undefined ? workKeysOf(row) : [...workKeysOf(row), passage];
   };
-  for (const row of rows) {
-    const keys = keysOf(row);
+  // each row's keys, normalized once (a passage's key reads its whole text)
+  const keyed = new Map(rows.map((row) => [row, keysOf(row)] as const));
+  for (const keys of keyed.values()) {
     for (const key of keys) if (!parent.has(key)) parent.set(key, key);
     for (const key of keys.slice(1)) parent.set(root(key), root(keys[0]!));
   }
-  return (row) => root(keysOf(row)[0]!);
+  return (row) => root((keyed.get(row) ?? keysOf(row))[0]!);
 }
 
 export function distinctDocuments(rows: VerifiedRow[], keys: WorkKeys = "passage"): number {
