@@ -18,7 +18,7 @@ import { z } from "zod";
 import type { AuthContext } from "../usecases/auth/context.js";
 import { toApiError } from "../wire/errors.js";
 import { formatCredits } from "../domain/money.js";
-import { toolsFor } from "./tools.js";
+import { costLine, toolsFor } from "./tools.js";
 import { isLowBalanceOf, toolNotFound, type McpDeps, type ToolsRequest } from "./toolKit.js";
 
 const SERVER_INFO = { name: "litsearch", version: "0.1.0" };
@@ -60,9 +60,7 @@ function instructionsFor(auth: AuthContext, dashboardUrl: string): string {
       "editorial documents with their metadata; cite them by title, journal and year with a link (url, doi or " +
       "pmid).",
     ...account,
-    "Free: get_balance, find-tools, inspect-tool, preview (50 per hour per organization), get_results " +
-      "(re-fetch by queryId, 7 days), list_collections, list_journals, request_journal. Billed: confirm (only " +
-      "rows not yet unlocked), search-<name> and call-tool (immediately).",
+    costLine(),
     'The loop: inspect-tool, then preview with tool_name "search" or "search-<name>", show the teasers and the ' +
       "cost, ask before buying, then confirm with the queryId and the result_ids worth buying. A direct " +
       "search-<name> bills at once and its result carries cost and queryId.",

@@ -83,6 +83,10 @@ export interface ToolDefinition {
   name: string;
   /** one or two sentences: when to use it and what it costs (tools/list) */
   description: string;
+  /** what a call costs, for the server's instructions: free, or billed (the description says how) */
+  cost: "free" | "billed";
+  /** a few words beside the name in the instructions' list of what is free and what is billed */
+  costNote?: string;
   /** the rest, for inspect-tool: what the answer holds, the rules a caller needs once */
   details?: string;
   schemas: ToolSchemas;

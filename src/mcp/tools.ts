@@ -18,6 +18,7 @@ import {
   workReferencesTool,
 } from "./tools/workTools.js";
 import {
+  BOUND_SEARCH,
   toolOf,
   type KeyTools,
   type McpDeps,
@@ -50,6 +51,17 @@ const LISTED = [
   exportResultsTool,
   alertsTool,
 ];
+
+/**
+ * The server instructions' line of what each tool costs, from the definitions: every tool a key may call by name is
+ * in it once, free or billed, so an agent never guesses a price from a name.
+ */
+export function costLine(): string {
+  const definitions = [...new Set([...LISTED, ...CATALOGUE])];
+  const named = (d: ToolDefinition) => (d.costNote ? `${d.name} (${d.costNote})` : d.name);
+  const of = (cost: ToolDefinition["cost"]) => definitions.filter((d) => d.cost === cost).map(named);
+  return `Free: ${of("free").join(", ")}. Billed: ${[...of("billed"), `${BOUND_SEARCH}<name> (at once)`].join(", ")}.`;
+}
 
 /**
  * The tools of one key. `listed` is what tools/list shows (the reference's fixed tools and one `search-<name>` per

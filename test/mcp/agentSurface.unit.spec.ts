@@ -7,7 +7,7 @@ import type { AuthContext } from "../../src/usecases/auth/context.js";
 import { withRowShape } from "../../src/mcp/compactRows.js";
 import { leanSchema, toolSchemasOf } from "../../src/mcp/toolSchemas.js";
 import { takeFullMetadata, type McpDeps } from "../../src/mcp/toolKit.js";
-import { toolsFor } from "../../src/mcp/tools.js";
+import { costLine, toolsFor } from "../../src/mcp/tools.js";
 
 /** One row as a compact answer gives it. */
 const compactRow = (row: Record<string, unknown>) => withRowShape({ results: [row] }, false).results[0];
@@ -218,6 +218,22 @@ describe("the tool table", () => {
       expect(t.description.split(/(?<=[.!?])\s+(?=[A-Z])/).length, t.name).toBeLessThanOrEqual(2);
       expect(JSON.stringify(t.inputSchema), t.name).not.toContain('"description"');
     }
+  });
+
+  it("tells in the instructions what each tool costs, every one once, as its own description says", () => {
+    const [free, billed] = costLine()
+      .replace(/ \([^)]*\)/g, "")
+      .replace(/^Free: /, "")
+      .replace(/\.$/, "")
+      .split(". Billed: ")
+      .map((part) => part.split(", "));
+    const callable = [
+      ...listed.filter((t) => !t.name.startsWith("search-")).map((t) => t.name),
+      ...["search", "list_collections", "list_journals", "get_results", "search-<name>"],
+    ];
+    expect([...free!, ...billed!].sort()).toEqual([...new Set(callable)].sort());
+    for (const t of listed.filter((l) => !l.name.startsWith("search-")))
+      expect(free!.includes(t.name), t.name).toBe(/^Free\b/.test(t.description));
   });
 
   it("gives per-collection search tools one schema and a description naming only the collection and price", () => {

@@ -12,6 +12,7 @@ function trialQueriesLeft(auth: AuthContext): number | null {
 
 export const getBalanceTool: ToolDefinition = {
   name: "get_balance",
+  cost: "free",
   description: "Free: balance, billing mode, trial queries left and the dashboard URL. Call once per session.",
   details:
     "The dashboard URL (usage, ledger, keys) is the one to give the user, never a constructed one; confirm and " +
@@ -32,6 +33,7 @@ export const getBalanceTool: ToolDefinition = {
 
 export const listCollectionsTool: ToolDefinition = {
   name: "list_collections",
+  cost: "free",
   description:
     "Free: the collections this key can search, with descriptions, document counts and prices per 1000 tokens.",
   details: "Prices are the organization's (pricePer1000; a meta-collection gives its members and priceRange).",
@@ -45,6 +47,7 @@ export const listCollectionsTool: ToolDefinition = {
 
 export const listJournalsTool: ToolDefinition = {
   name: "list_journals",
+  cost: "free",
   description:
     "Free: a collection's journals ranked by h-index, or with `topic` by subject (`matchedBy` says how each " +
     "matched). " +
@@ -72,6 +75,7 @@ export const listJournalsTool: ToolDefinition = {
 /** Listed only to a key that reaches a collection. */
 export const requestJournalTool: ToolDefinition = {
   name: "request_journal",
+  cost: "free",
   description:
     "Free: asks for a journal or publisher this key cannot reach (`title` and/or `issn`, `note`); it records " +
     "the request, it grants no access.",

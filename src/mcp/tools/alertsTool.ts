@@ -8,6 +8,8 @@ import { bad, type ToolDefinition } from "../toolKit.js";
 
 export const alertsTool: ToolDefinition = {
   name: "alerts",
+  cost: "billed",
+  costNote: "each delivery of new works",
   description: "Alerts: new papers on a saved search, sent by webhook (unseen works only) and charged once delivered.",
   details:
     "create takes query, collection(s), filters, min_relevance, one_per_document, schedule (on_ingest, daily, " +

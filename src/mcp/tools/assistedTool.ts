@@ -33,6 +33,8 @@ function confirmDeliveryWhenSent({ deps, request }: ToolContext, answer: Assiste
 
 export const assistedSearchTool: ToolDefinition = {
   name: "assisted_search",
+  cost: "billed",
+  costNote: "only the verified rows delivered",
   description:
     "Answers a research question (up to 16,000 characters) with verified passages only. Bills only the " +
     "verified rows delivered (cap: `maxCost`); a clarification question or no result is free.",

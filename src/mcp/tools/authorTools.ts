@@ -18,6 +18,7 @@ function queryOf(args: Record<string, unknown>, known: readonly string[]): Recor
 
 export const findAuthorsTool: ToolDefinition = {
   name: "find_authors",
+  cost: "free",
   description: "Free. People with an OpenAlex id or ORCID whose name holds the words (accents, case ignored), paged.",
   schemas: schema({ name: { type: "string" }, ...paging }, ["name"]),
   run: async ({ deps, auth }, args) =>
@@ -26,6 +27,7 @@ export const findAuthorsTool: ToolDefinition = {
 
 export const getAuthorTool: ToolDefinition = {
   name: "get_author",
+  cost: "free",
   description:
     "Free. A person by OpenAlex author id or ORCID: name, ids, works count, years, collections, co-authors; " +
     "works: true pages their works, newest first.",

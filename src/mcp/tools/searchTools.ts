@@ -80,6 +80,8 @@ const SEARCH_DETAILS =
 
 export const searchTool: ToolDefinition = {
   name: "search",
+  cost: "billed",
+  costNote: "at once",
   description:
     "Searches `collection`, or up to 5 `collections` merged into one ranked list. Billed at once per delivered " +
     "result token; preview is free.",
@@ -91,6 +93,8 @@ export const searchTool: ToolDefinition = {
 /** `search-<name>`: a search of one reachable collection, named by the tool. */
 export const boundSearchTool = (entry: CatalogEntry, price: string | null): ToolDefinition => ({
   name: `${BOUND_SEARCH}${entry.name}`,
+  cost: "billed",
+  costNote: "at once",
   description:
     `Searches ${entry.displayName}. Billed at once${price ? `, ${price} credits per 1000 result tokens` : ""}; ` +
     "preview is free.",
@@ -101,6 +105,8 @@ export const boundSearchTool = (entry: CatalogEntry, price: string | null): Tool
 
 export const previewTool: ToolDefinition = {
   name: "preview",
+  cost: "free",
+  costNote: "50 per hour per organization",
   description:
     "Free (50 per hour): runs a search tool with its `arguments` and returns locked teasers with relevance and " +
     "cost; buy rows with confirm.",
@@ -133,6 +139,8 @@ export const previewTool: ToolDefinition = {
 
 export const confirmTool: ToolDefinition = {
   name: "confirm",
+  cost: "billed",
+  costNote: "only rows not yet unlocked",
   description:
     "Buys rows of a preview (`queryId`, `result_ids`; none named: all). Bills each row's cost once; a repeat " +
     "costs nothing.",
@@ -163,6 +171,8 @@ export const confirmTool: ToolDefinition = {
 
 export const getResultsTool: ToolDefinition = {
   name: "get_results",
+  cost: "free",
+  costNote: "re-fetch by queryId, 7 days",
   description:
     "Free: re-fetches a search, preview or assisted search of this key by `queryId` for 7 days. Re-fetch " +
     "rather than search again.",

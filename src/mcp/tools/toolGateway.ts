@@ -59,6 +59,7 @@ export function gatewayTools(ctx: ToolContext): McpTool[] {
 
 export const findToolsTool: ToolDefinition = {
   name: "find-tools",
+  cost: "free",
   description:
     "Free: lists the tools behind this server (search, list_collections, list_journals, get_results, gateway " +
     "tools); `query` filters them.",
@@ -81,6 +82,7 @@ export const findToolsTool: ToolDefinition = {
 
 export const inspectToolTool: ToolDefinition = {
   name: "inspect-tool",
+  cost: "free",
   description: "Free: one tool's full description and input schema. Read it before a tool's first call.",
   schemas: inspectToolSchemas,
   run: async ({ tools }, args) => {
@@ -96,6 +98,8 @@ export const inspectToolTool: ToolDefinition = {
 
 export const callToolTool: ToolDefinition = {
   name: "call-tool",
+  cost: "billed",
+  costNote: "at once, what the tool costs",
   description: "Runs a find-tools tool with its `arguments`. Bills at once what that tool costs.",
   details:
     "search, list_collections, list_journals, or a gateway tool `prefix--tool` (POST " +

@@ -45,6 +45,7 @@ function pageOf(args: unknown) {
 
 export const getWorkTool: ToolDefinition = {
   name: "get_work",
+  cost: "free",
   description:
     "Free. A work by DOI, pmid:, pmcid:, OpenAlex id, doi.org/PubMed/OpenAlex URL or doc_id: metadata, integrity, " +
     "citation counts; no text.",
@@ -54,6 +55,7 @@ export const getWorkTool: ToolDefinition = {
 
 export const getWorksTool: ToolDefinition = {
   name: "get_works",
+  cost: "free",
   description: "Free. Up to 100 works by id, in order; an unknown id answers a WORK_NOT_FOUND entry.",
   schemas: schema({ ids: { type: "array", items: id, minItems: 1, maxItems: 100 } }, ["ids"]),
   run: async ({ deps, auth }, args) => ({ data: await deps.works.batch(auth, parseOr422(worksBatchBody, args).ids) }),
@@ -61,6 +63,7 @@ export const getWorksTool: ToolDefinition = {
 
 export const workReferencesTool: ToolDefinition = {
   name: "work_references",
+  cost: "free",
   description: "Free. A work's references, paged, with coverage; unheld ones by their ids and a resolving url.",
   schemas: schema(page, ["id"]),
   run: async ({ deps, auth }, args) => deps.works.references(auth, idOf(args), pageOf(args)),
@@ -68,6 +71,7 @@ export const workReferencesTool: ToolDefinition = {
 
 export const workCitedByTool: ToolDefinition = {
   name: "work_cited_by",
+  cost: "free",
   description: "Free. The works this key reaches that cite a work, paged, with coverage.",
   schemas: schema(page, ["id"]),
   run: async ({ deps, auth }, args) => deps.works.citedBy(auth, idOf(args), pageOf(args)),
@@ -75,6 +79,8 @@ export const workCitedByTool: ToolDefinition = {
 
 export const workFacetsTool: ToolDefinition = {
   name: "work_facets",
+  cost: "free",
+  costNote: "one query of the quota",
   description:
     "Free; one query of the quota. Counts works per year, journal, subject, author, type, open access or " +
     "integrity: in collections under filters, or in a query's relevant works.",
@@ -104,6 +110,7 @@ const exportArgs = z.strictObject({
 
 export const exportResultsTool: ToolDefinition = {
   name: "export_results",
+  cost: "free",
   description:
     "Free. A kept search's works (7 days) as bibtex, ris or csljson text, with integrity notes, and abstracts of " +
     "the rows paid for (a preview's unlocked rows).",
