@@ -379,6 +379,27 @@ describe("the clarification answer leads", () => {
     expect(u.entities.join(" ")).toMatch(/heart failure/);
   });
 
+  it("keeps the subject asked about when the answer names an aspect of it, not a question of its own", () => {
+    // "which aspect of metformin?" answered by a population or an outcome: searching without metformin would verify
+    // and charge rows on kidney disease in general
+    expect(answeredQuestion("metformin", "older adults with chronic kidney disease", context)).toBe(
+      "metformin: older adults with chronic kidney disease",
+    );
+    expect(answeredQuestion("vitamin D", "elderly women with osteoporosis", context)).toBe(
+      "vitamin D: elderly women with osteoporosis",
+    );
+    expect(answeredQuestion("metformin", "what are the side effects?", context)).toBe(
+      "metformin: what are the side effects?",
+    );
+    const u = understand("metformin", null, "older adults with chronic kidney disease");
+    expect(u.entities.join(" ")).toMatch(/metformin/);
+    expect(u.subQuestions.join(" ")).toMatch(/metformin/);
+    // a question of its own, or a topic said in full, still stands alone
+    expect(answeredQuestion("stem cells", "How does obesity lead to insulin resistance?", context)).toBe(
+      "How does obesity lead to insulin resistance?",
+    );
+  });
+
   it("keeps the query's constraints the answer leaves open, and the answer's where both say", () => {
     const answer = "statin therapy for primary prevention of cardiovascular disease";
     const kept = understand("reviews since 2020 about it", null, answer);

@@ -496,8 +496,13 @@ const CONTINUES = new RegExp(
     String.raw`|at|of|to|by|as|when|where|whether)\b`,
   "i",
 );
-/** A reply of this many specific words, or a question or claim, says the whole question by itself. */
-const COMPLETE_ANSWER_WORDS = 3;
+/**
+ * A reply asking a question or making a claim of this many specific words says the whole question by itself; a topic
+ * needs the larger count. A shorter one that does not name the query's subject answers the clarification about that
+ * subject ("older adults with chronic kidney disease" for "metformin"), so the subject is kept.
+ */
+const COMPLETE_QUESTION_WORDS = 3;
+const COMPLETE_TOPIC_WORDS = 7;
 
 /**
  * The question a run answers after a clarification: the answer itself when it stands alone (it names its own subject
@@ -515,7 +520,8 @@ export function answeredQuestion(query: string, answer: string, context: Underst
   const mentionsSubject = subjects.some((entity) =>
     specificWords(entity).some((w) => specificWords(reply).includes(w)),
   );
-  const complete = formOf(reply) !== "request" || specificWords(reply).length >= COMPLETE_ANSWER_WORDS;
+  const complete =
+    specificWords(reply).length >= (formOf(reply) === "request" ? COMPLETE_TOPIC_WORDS : COMPLETE_QUESTION_WORDS);
   const refersBack = REFERS_BACK.test(reply);
   if (own.clarification === null && !CONTINUES.test(reply) && !refersBack && (!subject || mentionsSubject || complete))
     return reply;
