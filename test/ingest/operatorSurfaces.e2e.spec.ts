@@ -138,6 +138,14 @@ describe("operator surfaces", () => {
     expect(ended.error).not.toContain(dataRoot); // named as the operator gave it
     // the failed ingestion does not hold the collection: it is retired at once
     expect((await call("DELETE", "/admin/v1/collections/dune-huge", { admin })).status).toBe(200);
+    // an ingestion into the retired name says so, not that it never existed
+    const late = await ingest("dune-huge", ["dune-notes.jsonl"]);
+    expect([late.status, late.body.error.code, late.body.error.details]).toMatchObject([
+      404,
+      "COLLECTION_NOT_FOUND",
+      { collection: "dune-huge", retired: true },
+    ]);
+    expect(late.body.error.message).toMatch(/was retired on .*define a collection under another name/);
     // and the worker that read it is alive: another ingestion completes
     const again = await ingest("dune-notes", ["dune-notes.jsonl"]);
     expect(again.status).toBe(202);

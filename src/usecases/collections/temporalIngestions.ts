@@ -121,11 +121,20 @@ export function createTemporalIngestions(deps: TemporalIngestionsDeps): Workflow
         await deps.catalog.refresh(true);
         entry = deps.catalog.resolveCollection(request.collection);
       }
-      if (!entry)
+      if (!entry) {
+        const retired = deps.catalog.retiredAt?.(request.collection);
+        if (retired)
+          throw new Rejection(
+            "COLLECTION_NOT_FOUND",
+            `collection "${retired.name}" was retired on ${retired.at}; its name stays reserved, so nothing is ` +
+              "ingested into it: define a collection under another name (POST /admin/v1/collections) and ingest there",
+            { collection: retired.name, retired: true, retiredAt: retired.at },
+          );
         throw new Rejection(
           "COLLECTION_NOT_FOUND",
           `collection "${request.collection}" does not exist; GET /api/v1/search/collections lists the collections`,
         );
+      }
       if (entry.type !== "plain")
         throw new Rejection(
           "VALIDATION_ERROR",
