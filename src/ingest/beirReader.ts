@@ -1,7 +1,7 @@
 // Reads a BEIR corpus.jsonl (e.g. SciFact) into source documents whose doc_id is the BEIR `_id`.
 import { z } from "zod";
 import type { SourceDocument } from "./sourceDocument.js";
-import { readJsonLines } from "./sourceFiles.js";
+import { readableIssues, readJsonLineItems } from "./sourceFiles.js";
 
 const beirRecord = z.object({
   _id: z.union([z.string(), z.number()]).transform(String),
@@ -11,7 +11,9 @@ const beirRecord = z.object({
 
 /** Maps one BEIR corpus record; the abstract becomes one "abstract" section, the title stays metadata. */
 function beirRecordToDocument(raw: unknown): SourceDocument {
-  const record = beirRecord.parse(raw);
+  const parsed = beirRecord.safeParse(raw);
+  if (!parsed.success) throw new Error(readableIssues(parsed.error));
+  const record = parsed.data;
   const title = record.title?.trim() || null;
   const text = record.text?.trim() ?? "";
   return {
@@ -22,6 +24,6 @@ function beirRecordToDocument(raw: unknown): SourceDocument {
   };
 }
 
-export async function* readBeirCorpus(path: string): AsyncGenerator<SourceDocument> {
-  for await (const raw of readJsonLines(path)) yield beirRecordToDocument(raw);
-}
+/** The corpus's documents; a bad line (not JSON, no `_id`, a title or text not a string) is listed by number. */
+export const readBeirCorpus = (path: string): AsyncGenerator<SourceDocument> =>
+  readJsonLineItems(path, beirRecordToDocument);

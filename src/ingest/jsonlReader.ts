@@ -8,7 +8,7 @@ import { parseFilterDate } from "../filters/dates.js";
 import { canonicalNctId } from "../domain/identifiers.js";
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from "./sourceIdentifiers.js";
 import type { DocumentSection, SourceItem } from "./sourceDocument.js";
-import { badLinesError, LISTED_BAD_LINES, readLineRecords, tooLongLine } from "./sourceFiles.js";
+import { readableIssues, readJsonLineItems } from "./sourceFiles.js";
 
 /** The section name of a document given as one `text`. */
 const JSONL_TEXT_SECTION = "body";
@@ -93,10 +93,6 @@ const jsonlRecord = z
   })
   .refine((r) => !(r.text != null && r.sections != null), { message: 'give "text" or "sections", not both' });
 
-function readableIssues(error: z.ZodError): string {
-  return error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
-}
-
 /**
  * Maps one line's record to a document or, with `"deleted": true`, a deletion; throws a readable message when it does
  * not fit.
@@ -132,31 +128,18 @@ function jsonlRecordToItem(raw: unknown): SourceItem {
  * JSON, not an object of the known fields, an id an earlier line gave or deleted) the read fails at the end, listing
  * the bad lines by number.
  */
-export async function* readJsonlDocuments(path: string): AsyncGenerator<SourceItem> {
-  const bad: string[] = [];
-  let badCount = 0;
+export function readJsonlDocuments(path: string): AsyncGenerator<SourceItem> {
   /** each id's line, so a repeat names the line that gave it first (never the id: the file's text is not echoed) */
   const seen = new Map<string, number>();
-  for await (const record of readLineRecords(path)) {
-    let item: SourceItem;
-    try {
-      if (record.tooLong !== undefined) throw new Error(tooLongLine(record).replace(/^line \d+: /, ""));
-      let raw: unknown;
-      try {
-        raw = JSON.parse(record.text);
-      } catch {
-        throw new Error("not valid JSON");
-      }
-      item = jsonlRecordToItem(raw);
+  return readJsonLineItems(
+    path,
+    (raw, line) => {
+      const item = jsonlRecordToItem(raw);
       const earlier = seen.get(item.doc_id);
       if (earlier !== undefined) throw new Error(`its id was given on line ${earlier}`);
-      seen.set(item.doc_id, record.number);
-    } catch (err) {
-      badCount += 1;
-      if (bad.length < LISTED_BAD_LINES) bad.push(`line ${record.number}: ${(err as Error).message}`);
-      continue;
-    }
-    yield item;
-  }
-  if (badCount > 0) throw badLinesError(path, badCount, bad);
+      seen.set(item.doc_id, line);
+      return item;
+    },
+    "nothing was indexed from this file's collection",
+  );
 }

@@ -6,7 +6,7 @@ import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } fr
 import type { SourceDocument } from "./sourceDocument.js";
 import type { DocumentSubject } from "../domain/inventory.js";
 import { restoreGluedBoundaries } from "./sentences.js";
-import { readJsonLines } from "./sourceFiles.js";
+import { readableIssues, readJsonLineItems } from "./sourceFiles.js";
 import { sourceNotice } from "../domain/integrity.js";
 import {
   normalizeOrcid,
@@ -148,7 +148,9 @@ function authorshipsOf(work: z.infer<typeof openAlexWork>): Authorship[] {
 
 /** Maps one OpenAlex work record to a source document (doc_id = the short W-id). */
 export function openAlexWorkToDocument(raw: unknown): SourceDocument {
-  const work = openAlexWork.parse(raw);
+  const parsed = openAlexWork.safeParse(raw);
+  if (!parsed.success) throw new Error(readableIssues(parsed.error));
+  const work = parsed.data;
   const venue = work.primary_location?.source;
   const title = work.title ? plainTextFromMarkup(work.title) || null : null;
   const oaStatus = work.open_access?.oa_status ?? null;
@@ -197,6 +199,6 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
   };
 }
 
-export async function* readOpenAlexWorks(path: string): AsyncGenerator<SourceDocument> {
-  for await (const raw of readJsonLines(path)) yield openAlexWorkToDocument(raw);
-}
+/** The works of an OpenAlex JSON-lines file; a line that is not a work is listed by number and reason. */
+export const readOpenAlexWorks = (path: string): AsyncGenerator<SourceDocument> =>
+  readJsonLineItems(path, openAlexWorkToDocument);

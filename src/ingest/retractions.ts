@@ -14,6 +14,7 @@ import {
   badLinesError,
   LISTED_BAD_LINES,
   MAX_LINE_BYTES,
+  readableIssues,
   readLineRecords,
   SourceContentError,
   tooLongLine,
@@ -113,11 +114,7 @@ const RETRACTION_TYPE = /retract|withdraw/i;
 type OpenRetractionRecord = z.infer<typeof openRetractionRecord>;
 
 /** A schema's issues as `field: problem`, never the value. */
-const issuesOf = (error: z.ZodError): string =>
-  error.issues
-    .slice(0, 3)
-    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
-    .join("; ");
+const issuesOf = (error: z.ZodError): string => readableIssues(error, 3);
 
 /**
  * A record as the schema reads it: checked by hand on the common shape (zod over 114,615 records took seconds), by zod

@@ -5,6 +5,7 @@
 import { realpath } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
+import type { z } from "zod";
 import { openRegularFile } from "./operatorFiles.js";
 
 /** The longest line a JSON-lines source may have (an OpenAlex work with its abstract index is well under 1 MB). */
@@ -55,6 +56,8 @@ export async function* readLineRecords(path: string, maxLineBytes = MAX_LINE_BYT
     if (over) return { number, tooLong: length };
     let text = Buffer.concat(parts, length).toString("utf8");
     if (text.endsWith("\r")) text = text.slice(0, -1);
+    // a byte order mark (as some editors on Windows write) opens the first line: it is not the line's text
+    if (number === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     return text.trim() === "" ? null : { number, text };
   };
   try {
@@ -136,27 +139,43 @@ export async function readText(path: string, maxBytes = MAX_TEXT_BYTES): Promise
 }
 
 /**
- * JSON values of a JSON-lines file. Good lines are read on; lines that are not JSON or are over the line limit are
- * counted, and the read fails at the end listing them by number (never their text).
+ * What each line of a JSON-lines file makes, by `read` (the line's JSON value and its number). Good lines are read on;
+ * a line over the limit, not JSON, or one `read` throws on is counted, and the read fails at the end listing the
+ * first few by number and reason (never their text).
  */
-export async function* readJsonLines(path: string, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<unknown> {
+export async function* readJsonLineItems<T>(
+  path: string,
+  read: (value: unknown, line: number) => T,
+  consequence = "the file was not read",
+  maxLineBytes = MAX_LINE_BYTES,
+): AsyncGenerator<T> {
   const bad: string[] = [];
   let badCount = 0;
   for await (const record of readLineRecords(path, maxLineBytes)) {
-    let value: unknown;
-    if (record.tooLong !== undefined) {
-      badCount += 1;
-      if (bad.length < LISTED_BAD_LINES) bad.push(tooLongLine(record, maxLineBytes));
-      continue;
-    }
+    let item: T;
     try {
-      value = JSON.parse(record.text) as unknown;
-    } catch {
+      if (record.tooLong !== undefined) throw new Error(tooLongLine(record, maxLineBytes).replace(/^line \d+: /, ""));
+      let value: unknown;
+      try {
+        value = JSON.parse(record.text) as unknown;
+      } catch {
+        throw new Error("not valid JSON");
+      }
+      item = read(value, record.number);
+    } catch (err) {
       badCount += 1;
-      if (bad.length < LISTED_BAD_LINES) bad.push(`line ${record.number}: not valid JSON`);
+      if (bad.length < LISTED_BAD_LINES) bad.push(`line ${record.number}: ${(err as Error).message}`);
       continue;
     }
-    yield value;
+    yield item;
   }
-  if (badCount > 0) throw badLinesError(path, badCount, bad, "the file was not read");
+  if (badCount > 0) throw badLinesError(path, badCount, bad, consequence);
+}
+
+/** A zod failure as one line: its first `max` issues' paths and messages (never the values). */
+export function readableIssues(error: z.ZodError, max = 5): string {
+  return error.issues
+    .slice(0, max)
+    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .join("; ");
 }

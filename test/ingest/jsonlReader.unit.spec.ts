@@ -4,6 +4,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readJsonlDocuments } from "../../src/ingest/jsonlReader.js";
+import { readBeirCorpus } from "../../src/ingest/beirReader.js";
+import { readOpenAlexWorks } from "../../src/ingest/openAlexReader.js";
 import { MAX_LINE_BYTES } from "../../src/ingest/sourceFiles.js";
 import type { SourceItem } from "../../src/ingest/sourceDocument.js";
 import { tempDirs } from "../support/tempDirs.js";
@@ -173,5 +175,47 @@ describe("jsonl reader", () => {
       new RegExp(`line 3: ${Buffer.byteLength(big)} bytes, over the ${MAX_LINE_BYTES}-byte line limit`),
     );
     expect(error).not.toContain("root:x");
+  });
+
+  it("reads a first line that opens with a byte order mark as the line it is", async () => {
+    const path = file(["\ufeff" + JSON.stringify({ id: "bom", title: "With a BOM", text: "saved by an editor" })]);
+    expect((await readAll(path)).map((d) => d.doc_id)).toEqual(["bom"]);
+  });
+});
+
+describe("BEIR and OpenAlex readers", () => {
+  async function failure(read: AsyncGenerator<{ doc_id: string }>): Promise<{ seen: string[]; error?: string }> {
+    const seen: string[] = [];
+    try {
+      for await (const d of read) seen.push(d.doc_id);
+    } catch (err) {
+      return { seen, error: (err as Error).message };
+    }
+    return { seen };
+  }
+
+  it("names a BEIR corpus's bad lines by number and field, reading the good ones", async () => {
+    const path = file([
+      "\ufeff" + JSON.stringify({ _id: "1", title: "One", text: "first" }),
+      JSON.stringify({ title: "no id", text: "secret words" }),
+      "{not json",
+      JSON.stringify({ _id: 4, title: ["a list"], text: "fourth" }),
+      JSON.stringify({ _id: "5", title: "Five", text: "fifth" }),
+    ]);
+    const { seen, error } = await failure(readBeirCorpus(path));
+    expect(seen).toEqual(["1", "5"]);
+    expect(error).toContain("3 bad lines");
+    expect(error).toMatch(/line 2: _id: [^|]+\| line 3: not valid JSON \| line 4: title: /);
+    expect(error).not.toContain("secret words");
+  });
+
+  it("names an OpenAlex file's line that is not a work by number", async () => {
+    const path = file([
+      JSON.stringify({ id: "https://openalex.org/W1", title: "A work" }),
+      JSON.stringify({ id: 17, title: "not an id" }),
+    ]);
+    const { seen, error } = await failure(readOpenAlexWorks(path));
+    expect(seen).toEqual(["W1"]);
+    expect(error).toMatch(/1 bad line .*line 2: id: /);
   });
 });

@@ -12,7 +12,7 @@ import { medlineCitationToDocument, parseMedlineXml } from "../../src/ingest/med
 import { readOpenAlexWorks } from "../../src/ingest/openAlexReader.js";
 import { loadRetractedDois, readOpenRetractionsList, readRetractionWatchList } from "../../src/ingest/retractions.js";
 import type { SourceDocument } from "../../src/ingest/sourceDocument.js";
-import { readJsonLines, readText } from "../../src/ingest/sourceFiles.js";
+import { readJsonLineItems, readText } from "../../src/ingest/sourceFiles.js";
 import { whitespaceTokenizer } from "./wordTokenizer.js";
 
 const dataRoot = process.env.LITSEARCH_DATA_ROOT ?? DEFAULT_DATA_ROOT;
@@ -52,7 +52,7 @@ describe("OpenAlex works", () => {
   const rawById = new Map<string, { abstract_inverted_index: Record<string, number[]> | null }>();
   beforeAll(async () => {
     works = await collect(readOpenAlexWorks(OPENALEX));
-    for await (const raw of readJsonLines(OPENALEX)) {
+    for await (const raw of readJsonLineItems(OPENALEX, (value) => value)) {
       const record = raw as { id: string; abstract_inverted_index: Record<string, number[]> | null };
       rawById.set(record.id.replace("https://openalex.org/", ""), record);
     }
