@@ -684,12 +684,16 @@ export const ingestBody = z.strictObject({
     description:
       "Source files the server can read, in the collection's reader format (relative paths are under DATA_ROOT).",
   }),
-  mode: z.enum(["upsert", "replace"]).meta({
-    description:
-      "`upsert`: add new documents, replace the chunks of changed ones (a document fingerprint decides; " +
-      "unchanged ones are not re-embedded), delete those the files delete. `replace`: the collection becomes " +
-      "exactly these files.",
-  }),
+  mode: z
+    .enum(["upsert", "replace"])
+    .default("upsert")
+    .meta({
+      description:
+        "`upsert` (the default, as the CLI's): add new documents, replace the chunks of changed ones (a document " +
+        "fingerprint decides; unchanged ones are not re-embedded), delete those the files delete. `replace`: the " +
+        "collection becomes exactly these files (documents the files do not hold are deleted), so it is never " +
+        "assumed: send it to mean it.",
+    }),
   vectors: z
     .enum(["at_commit", "backfill"])
     .optional()
@@ -709,12 +713,12 @@ export const keyBody = z.strictObject({
   mode: z.enum(["live", "test"]),
   name: z
     .string()
-    .max(200)
+    .max(100)
     .optional()
     .meta({
       description:
-        "What people call the key (at most 100 characters, one line); shown on the dashboard, its ledger and its " +
-        "recent queries.",
+        "What people call the key (at most 100 characters, one line; kept trimmed, each run of spaces as one); " +
+        "shown on the dashboard, its ledger and its recent queries.",
     }),
   collections: z.array(z.string().min(1).max(200)).min(1).optional(),
   spendingCap: money.optional(),

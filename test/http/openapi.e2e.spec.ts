@@ -148,6 +148,16 @@ describe("responses as documented", () => {
       body: { mode: "live", collections: ["scifact"] },
     });
     expectDocumented(operator.CreatedKey, created.body);
+    // a key's name is held to the documented 100 characters at the door, not past it
+    const named = (name: string) =>
+      call("POST", `/admin/v1/organizations/${orgId}/keys`, { admin, body: { mode: "test", name } });
+    expect((await named("n".repeat(100))).status).toBe(201);
+    const long = await named("n".repeat(101));
+    expect([long.status, long.body.error.code, long.body.error.message]).toEqual([
+      422,
+      "VALIDATION_ERROR",
+      expect.stringMatching(/^name: .*100/),
+    ]);
     expectDocumented(operator.ApiKeyView, (await call("GET", `/admin/v1/keys/${created.body.id}`, { admin })).body);
     expectDocumented(
       operator.Prices,

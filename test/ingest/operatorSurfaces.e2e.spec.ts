@@ -85,8 +85,9 @@ describe("operator surfaces", () => {
     await svc?.close();
   });
 
+  // no mode: an ingestion upserts unless told to replace
   const ingest = (collection: string, files: string[]) =>
-    call("POST", `/admin/v1/collections/${collection}/ingest`, { admin, body: { files, mode: "upsert" } });
+    call("POST", `/admin/v1/collections/${collection}/ingest`, { admin, body: { files } });
   const define = (body: unknown) => call("POST", "/admin/v1/collections", { admin, body });
 
   it("refuses paths out of the data root, links out, FIFOs, devices alike: define, ingest, retractions", async () => {
