@@ -394,6 +394,12 @@ describe("the clarification answer leads", () => {
     const u = understand("metformin", null, "older adults with chronic kidney disease");
     expect(u.entities.join(" ")).toMatch(/metformin/);
     expect(u.subQuestions.join(" ")).toMatch(/metformin/);
+    // a query that asks something of a subject it leaves to the answer keeps what it asks
+    expect(answeredQuestion("is it safe?", "statins during pregnancy", context)).toBe(
+      "is statins during pregnancy safe?",
+    );
+    expect(answeredQuestion("side effects", "statins", context)).toBe("side effects: statins");
+    expect(understand("is it safe?", null, "statins during pregnancy").aspects).toContain("safety");
     // a question of its own, or a topic said in full, still stands alone
     expect(answeredQuestion("stem cells", "How does obesity lead to insulin resistance?", context)).toBe(
       "How does obesity lead to insulin resistance?",

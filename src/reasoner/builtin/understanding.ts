@@ -512,9 +512,8 @@ const COMPLETE_TOPIC_WORDS = 7;
 export function answeredQuestion(query: string, answer: string, context: UnderstandingContext): string {
   const reply = answer.trim();
   // the query's subjects: its entities that name something ("safe" of "is it safe?" names nothing)
-  const subjects = readQuery(query.trim(), null, context, false).entities.filter((entity) =>
-    specificWords(entity).some((w) => !EVALUATIVE_WORDS.has(w)),
-  );
+  const read = readQuery(query.trim(), null, context, false);
+  const subjects = read.entities.filter((entity) => specificWords(entity).some((w) => !EVALUATIVE_WORDS.has(w)));
   const subject = subjects[0];
   const own = readQuery(reply, null, context, true);
   const mentionsSubject = subjects.some((entity) =>
@@ -523,10 +522,20 @@ export function answeredQuestion(query: string, answer: string, context: Underst
   const complete =
     specificWords(reply).length >= (formOf(reply) === "request" ? COMPLETE_TOPIC_WORDS : COMPLETE_QUESTION_WORDS);
   const refersBack = REFERS_BACK.test(reply);
-  if (own.clarification === null && !CONTINUES.test(reply) && !refersBack && (!subject || mentionsSubject || complete))
+  // what the query asks of a subject it leaves to the answer: "safe" of "is it safe?", "side effects"
+  const asksOfIt = !subject && (read.aspects.length > 0 || specificWords(query).length > 0);
+  if (
+    own.clarification === null &&
+    !CONTINUES.test(reply) &&
+    !refersBack &&
+    (mentionsSubject || complete || (!subject && !asksOfIt))
+  )
     return reply;
   if (refersBack && subject && !mentionsSubject) return reply.replace(REFERS_BACK, subject);
   const stem = query.trim().replace(/[?.!]+$/, "");
+  // the query's pronoun stands for the topic the answer names: "is it safe?" + "statins during pregnancy"
+  if (asksOfIt && REFERS_BACK.test(stem) && formOf(reply) === "request" && !refersBack)
+    return query.trim().replace(REFERS_BACK, reply.replace(/[?.!]+$/, ""));
   return CONTINUES.test(reply) ? `${stem} ${reply}` : `${stem}: ${reply}`;
 }
 
