@@ -399,6 +399,9 @@ describe("the clarification answer leads", () => {
       "is statins during pregnancy safe?",
     );
     expect(answeredQuestion("side effects", "statins", context)).toBe("side effects: statins");
+    // an answer that asks or claims something itself is the question
+    expect(answeredQuestion("is it true?", "statins cause diabetes", context)).toBe("statins cause diabetes");
+    expect(answeredQuestion("is it safe?", "is melatonin safe?", context)).toBe("is melatonin safe?");
     expect(understand("is it safe?", null, "statins during pregnancy").aspects).toContain("safety");
     // a question of its own, or a topic said in full, still stands alone
     expect(answeredQuestion("stem cells", "How does obesity lead to insulin resistance?", context)).toBe(

@@ -522,8 +522,10 @@ export function answeredQuestion(query: string, answer: string, context: Underst
   const complete =
     specificWords(reply).length >= (formOf(reply) === "request" ? COMPLETE_TOPIC_WORDS : COMPLETE_QUESTION_WORDS);
   const refersBack = REFERS_BACK.test(reply);
-  // what the query asks of a subject it leaves to the answer: "safe" of "is it safe?", "side effects"
-  const asksOfIt = !subject && (read.aspects.length > 0 || specificWords(query).length > 0);
+  // what the query asks of a subject it leaves to the answer ("safe" of "is it safe?", "side effects"), when the answer
+  // names a topic; an answer that asks or claims something itself is the question
+  const asksOfIt =
+    !subject && formOf(reply) === "request" && (read.aspects.length > 0 || specificWords(query).length > 0);
   if (
     own.clarification === null &&
     !CONTINUES.test(reply) &&
@@ -534,7 +536,7 @@ export function answeredQuestion(query: string, answer: string, context: Underst
   if (refersBack && subject && !mentionsSubject) return reply.replace(REFERS_BACK, subject);
   const stem = query.trim().replace(/[?.!]+$/, "");
   // the query's pronoun stands for the topic the answer names: "is it safe?" + "statins during pregnancy"
-  if (asksOfIt && REFERS_BACK.test(stem) && formOf(reply) === "request" && !refersBack)
+  if (asksOfIt && REFERS_BACK.test(stem) && !refersBack)
     return query.trim().replace(REFERS_BACK, reply.replace(/[?.!]+$/, ""));
   return CONTINUES.test(reply) ? `${stem} ${reply}` : `${stem}: ${reply}`;
 }
