@@ -2,7 +2,8 @@
 import { realpath } from "node:fs/promises";
 import type { PlainCollection } from "../domain/collectionDefinitions.js";
 import { checkOperatorFile, OperatorFileError } from "./operatorFiles.js";
-import { badLinesError, LISTED_BAD_LINES, SourceContentError } from "./sourceFiles.js";
+import type { ZodError } from "zod";
+import { badLinesError, LISTED_BAD_LINES, readableIssues, SourceContentError } from "./sourceFiles.js";
 import { readBeirCorpus } from "./beirReader.js";
 import { medlineCitationToEditorialDocument } from "./medlineEditorial.js";
 import { readMedlineItems } from "./medlineReader.js";
@@ -75,13 +76,9 @@ const isFault = (err: unknown): boolean => {
 
 /** A reader's error in words: a schema's issues as `field: problem` (never a dump of the validation object). */
 function readableMessage(err: unknown): string {
-  const issues = (err as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
-  if (err instanceof Error && err.name === "ZodError" && Array.isArray(issues)) {
-    return `a record does not fit the reader's format: ${issues
-      .slice(0, 5)
-      .map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message))
-      .join("; ")}`;
-  }
+  const issues = (err as { issues?: unknown }).issues;
+  if (err instanceof Error && err.name === "ZodError" && Array.isArray(issues))
+    return `a record does not fit the reader's format: ${readableIssues(err as ZodError)}`;
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -113,9 +113,6 @@ const RETRACTION_TYPE = /retract|withdraw/i;
 
 type OpenRetractionRecord = z.infer<typeof openRetractionRecord>;
 
-/** A schema's issues as `field: problem`, never the value. */
-const issuesOf = (error: z.ZodError): string => readableIssues(error, 3);
-
 /**
  * A record as the schema reads it: checked by hand on the common shape (zod over 114,615 records took seconds), by zod
  * otherwise; a record of another shape is what zod says of it (fields and problems, never values).
@@ -143,7 +140,7 @@ function openRecordOf(raw: unknown): OpenRetractionRecord | { problem: string } 
         )));
   if (plain) return raw as OpenRetractionRecord;
   const parsed = openRetractionRecord.safeParse(raw);
-  return parsed.success ? parsed.data : { problem: issuesOf(parsed.error) };
+  return parsed.success ? parsed.data : { problem: readableIssues(parsed.error, 3) };
 }
 
 /**

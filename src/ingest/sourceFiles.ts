@@ -176,6 +176,6 @@ export async function* readJsonLineItems<T>(
 export function readableIssues(error: z.ZodError, max = 5): string {
   return error.issues
     .slice(0, max)
-    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message))
     .join("; ");
 }
