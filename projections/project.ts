@@ -129,6 +129,7 @@ export function project(f: FeatureProjectors, e: ProjectableEvent, read: Project
     case "CollectionChanged":
     case "CollectionRetired":
     case "MetaCollectionDefined":
+    case "MetaCollectionRetired":
       // no table: the catalogue in force is read from its stream (src/usecases/collections/catalogueInForce.ts)
       return [];
     default: {

@@ -25,7 +25,9 @@ export interface CatalogueState {
   /** plain collections in force, in the order they were defined */
   collections: Map<string, { definition: CollectionDefinition; seeded: boolean }>;
   metaCollections: Map<string, MetaCollectionDefinition>;
-  /** names of retired collections: reserved for good, since their query records still name them */
+  /**
+   * names of retired collections and meta-collections: reserved for good, since their query records still name them
+   */
   retired: Set<string>;
   /** when each retired collection was retired (the event's time), by name */
   retiredAt: Map<string, string>;
@@ -60,6 +62,11 @@ export function evolveCatalogue(state: CatalogueState, event: DomainEvent & { re
     case "MetaCollectionDefined":
       state.metaCollections.set(event.data.name, event.data);
       break;
+    case "MetaCollectionRetired":
+      state.metaCollections.delete(event.data.name);
+      state.retired.add(event.data.name);
+      if (event.recordedAt) state.retiredAt.set(event.data.name, event.recordedAt);
+      break;
     default:
       break;
   }
@@ -79,7 +86,9 @@ export type CatalogueCommand =
       change: Partial<Pick<CollectionDefinition, "displayName" | "description" | "pricePer1000">>;
     }
   | { type: "RetireCollection"; name: string }
-  | { type: "DefineMetaCollection"; definition: MetaCollectionDefinition };
+  | { type: "DefineMetaCollection"; definition: MetaCollectionDefinition }
+  /** its searches answer 404 from then on; its members stay as they are */
+  | { type: "RetireMetaCollection"; name: string };
 
 /** The entry a name (any case) denotes, for messages and conflicts. */
 function holderOf(
@@ -108,7 +117,7 @@ function assertNameFree(state: CatalogueState, name: string): void {
   if (holder?.kind === "retired collection") {
     throw new Rejection(
       "CONFLICT",
-      `"${holder.name}" was a collection, retired; names are not reused, since its query records still name ` +
+      `"${holder.name}" was retired; names are not reused, since its query records still name ` +
         "it. Choose another name",
       { name: holder.name },
     );
@@ -128,7 +137,7 @@ function liveCollection(state: CatalogueState, name: string): CollectionDefiniti
     throw new Rejection(
       "VALIDATION_ERROR",
       `"${holder.name}" is a meta-collection; this changes plain collections (PUT /admin/v1/meta-collections/` +
-        `${holder.name} changes it)`,
+        `${holder.name} changes it, DELETE retires it)`,
     );
   if (holder?.kind === "retired collection")
     throw new Rejection("COLLECTION_NOT_FOUND", `collection "${holder.name}" was retired`);
@@ -190,7 +199,7 @@ export function decideCatalogue(state: CatalogueState, command: CatalogueCommand
           "CONFLICT",
           `collection "${current.name}" is a member of ${metas.map((m) => `"${m}"`).join(", ")}; change ` +
             `${metas.length === 1 ? "that meta-collection" : "those meta-collections"} first (PUT ` +
-            "/admin/v1/meta-collections/{name})",
+            "/admin/v1/meta-collections/{name}) or retire it (DELETE, the same path)",
           { metaCollections: metas },
         );
       }
@@ -216,6 +225,25 @@ export function decideCatalogue(state: CatalogueState, command: CatalogueCommand
       const current = state.metaCollections.get(meta.name);
       if (current && JSON.stringify(current) === JSON.stringify(meta)) return [];
       return [{ type: "MetaCollectionDefined", data: meta }];
+    }
+    case "RetireMetaCollection": {
+      const holder = holderOf(state, command.name);
+      if (holder?.kind === "meta-collection") return [{ type: "MetaCollectionRetired", data: { name: holder.name } }];
+      if (holder?.kind === "collection")
+        throw new Rejection(
+          "VALIDATION_ERROR",
+          `"${holder.name}" is a plain collection, not a meta-collection (DELETE /admin/v1/collections/` +
+            `${holder.name} retires it); nothing was changed`,
+        );
+      if (holder?.kind === "retired collection")
+        throw new Rejection("COLLECTION_NOT_FOUND", `"${holder.name}" was retired already`, {
+          collection: holder.name,
+          retired: true,
+        });
+      throw new Rejection(
+        "COLLECTION_NOT_FOUND",
+        `no meta-collection is named "${command.name}"; GET /admin/v1/collections lists them`,
+      );
     }
     default: {
       const unhandled: never = command;

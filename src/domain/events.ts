@@ -276,12 +276,14 @@ export type DomainEvent =
    * The catalogue as events (CATALOGUE_STREAM; its version is the catalogue's version). A plain collection defined
    * (POST /admin/v1/collections, or seeded from config/collections.json on a first start), changed in place, or retired
    * (its searches answer 404 from then on); a meta-collection defined or changed (PUT
-   * /admin/v1/meta-collections/{name}).
+   * /admin/v1/meta-collections/{name}), or retired (DELETE, the same path: its searches answer 404 from then on, its
+   * members stay).
    */
   | { type: "CollectionDefined"; data: { collection: CollectionDefinition; seeded: boolean } }
   | { type: "CollectionChanged"; data: { collection: CollectionDefinition } }
   | { type: "CollectionRetired"; data: { name: string } }
   | { type: "MetaCollectionDefined"; data: MetaCollectionDefinition }
+  | { type: "MetaCollectionRetired"; data: { name: string } }
   /**
    * One ingestion of source files into a plain collection (its own stream, ingestionStream(id)), started and ended with
    * its counts.

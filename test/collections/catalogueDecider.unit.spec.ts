@@ -119,6 +119,30 @@ describe("the catalogue decider", () => {
     given(history).when({ type: "RetireCollection", name: "ab" }).thenRefuses("VALIDATION_ERROR");
   });
 
+  it("retires a meta-collection, which frees its members and keeps its name from being reused", () => {
+    const meta = { name: "ab", displayName: "AB", description: null, members: ["a", "b"] };
+    const history = [defined("a"), defined("b"), { type: "MetaCollectionDefined", data: meta } as DomainEvent];
+    given(history)
+      .when({ type: "RetireMetaCollection", name: "AB" })
+      .then([{ type: "MetaCollectionRetired", data: { name: "ab" } }]);
+    const retired = [...history, { type: "MetaCollectionRetired", data: { name: "ab" } } as DomainEvent];
+    // its members were held by it; now the first of them retires, and the name "ab" is never defined again
+    given(retired)
+      .when({ type: "RetireCollection", name: "a" })
+      .then([{ type: "CollectionRetired", data: { name: "a" } }]);
+    expect(
+      given(retired).when({ type: "DefineMetaCollection", definition: meta }).thenRefuses("CONFLICT").message,
+    ).toMatch(/"ab" was retired; names are not reused/);
+    given(retired).when({ type: "RetireMetaCollection", name: "ab" }).thenRefuses("COLLECTION_NOT_FOUND");
+    given(history).when({ type: "RetireMetaCollection", name: "zzz" }).thenRefuses("COLLECTION_NOT_FOUND");
+    expect(
+      given(history).when({ type: "RetireMetaCollection", name: "a" }).thenRefuses("VALIDATION_ERROR").message,
+    ).toMatch(/plain collection.*DELETE \/admin\/v1\/collections\/a/);
+    const state = retired.reduce(evolveCatalogue, emptyCatalogue());
+    expect([...state.metaCollections.keys()]).toEqual([]);
+    expect(state.retired.has("ab")).toBe(true);
+  });
+
   it("changes names, description and price in place, and records nothing when nothing changes", () => {
     given([defined("a")])
       .when({ type: "ChangeCollection", name: "A", change: { pricePer1000: "0.100", description: "new" } })

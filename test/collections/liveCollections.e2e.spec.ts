@@ -324,27 +324,28 @@ describe("collections managed through the operator API", () => {
     const refused = await cli("collection", "retire", "cli-notes", ...flags);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain("CONFLICT");
-    expect(
-      (
-        await cli(
-          "meta-collection",
-          "set",
-          "cli-pair",
-          "--display-name",
-          "CLI pair",
-          "--members",
-          "coastal-notes-2,openalex-synergy",
-          ...flags,
-        )
-      ).code,
-    ).toBe(0);
+    // the meta-collection retired frees its member; a plain collection is not retired by the meta-collection route
+    expect((await call("DELETE", "/admin/v1/meta-collections/cli-notes", { admin })).body.error).toMatchObject({
+      code: "VALIDATION_ERROR",
+      message: expect.stringContaining("DELETE /admin/v1/collections/cli-notes"),
+    });
+    expect((await call("DELETE", "/admin/v1/meta-collections/nowhere", { admin })).status).toBe(404);
+    const metaRetired = await cli("meta-collection", "retire", "cli-pair", ...flags);
+    expect(metaRetired.code).toBe(0);
+    expect(JSON.parse(metaRetired.out)).toEqual({ name: "cli-pair", retired: true });
+    const metaGone = await search("cli-pair", "sea otters");
+    expect(metaGone.status).toBe(404);
+    expect(metaGone.body.error.details).toMatchObject({ collection: "cli-pair", retired: true });
+    expect((await search("openalex-synergy", "vitamin D fractures")).status).toBe(200);
     const retired = await cli("collection", "retire", "cli-notes", ...flags);
     expect(retired.code).toBe(0);
     const listed = JSON.parse((await cli("collection", "list", "--json", ...flags)).out) as {
       collections: { name: string }[];
+      metaCollections: { name: string }[];
       retired: string[];
     };
-    expect(listed.retired).toEqual(["coastal-notes", "cli-notes"]);
+    expect(listed.retired).toEqual(["coastal-notes", "cli-pair", "cli-notes"]);
+    expect(listed.metaCollections.map((m) => m.name)).not.toContain("cli-pair");
     expect(listed.collections.map((c) => c.name)).not.toContain("cli-notes");
     const bad = await cli("collection", "add", join(dataRoot, "coastal-notes.jsonl"), ...flags);
     expect(bad.code).toBe(1);
@@ -363,8 +364,10 @@ describe("collections managed through the operator API", () => {
     const after = await catalogue();
     expect(after.catalogueVersion).toBe(before.catalogueVersion);
     expect(after.collections.map((c: { name: string }) => c.name)).toEqual(["openalex-synergy", "coastal-notes-2"]);
-    expect(after.metaCollections.map((m: { name: string }) => m.name)).toEqual(["coast-and-works", "cli-pair"]);
+    expect(after.metaCollections.map((m: { name: string }) => m.name)).toEqual(["coast-and-works"]);
+    expect(after.retired).toEqual(["coastal-notes", "cli-pair", "cli-notes"]);
     expect((await search("coastal-notes", "seagrass carbon")).status).toBe(404);
+    expect((await search("cli-pair", "seagrass carbon")).status).toBe(404);
     expect((await search("coast-and-works", "seagrass carbon")).status).toBe(200);
   });
 });

@@ -80,6 +80,11 @@ export function collectionCommands({
       );
       return 0;
     },
+    "meta-collection retire": async () => {
+      if (!rest[0]) throw new Error("usage: meta-collection retire NAME");
+      print(await ops.retireMetaCollection(rest[0]));
+      return 0;
+    },
     "collection ingest": async () => {
       const files = (values.files ?? "")
         .split(",")

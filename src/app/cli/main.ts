@@ -51,6 +51,7 @@ const USAGE = `usage: litsearch <command> [options]
   collection change NAME [--display-name TEXT] [--description TEXT] [--price PRICE_PER_1000]
   collection retire NAME                   its searches answer 404 from now on; its index is deleted
   meta-collection set NAME --display-name TEXT --members a,b[,c] [--description TEXT]
+  meta-collection retire NAME              its searches answer 404 from now on; its members stay
   ingest [--force]                         index the configured collections (skips those already indexed)
   replay [--promote]                       rebuild every projection from position 0 and compare with the live ones
   verify                                   check the event log's hash chain
@@ -160,6 +161,7 @@ const ARGUMENTS: Record<string, string[]> = {
   "collection change": ["NAME"],
   "collection retire": ["NAME"],
   "meta-collection set": ["NAME"],
+  "meta-collection retire": ["NAME"],
   "collection ingest": ["NAME"],
   "ingestion show": ["INGESTION_ID"],
   "ingestion cancel": ["INGESTION_ID"],

@@ -189,6 +189,7 @@ const collectionCalls = (call: AdminCall, remote: Remote) =>
     defineCollection: (definition) => call("POST", "/collections", definition, [201]) as never,
     changeCollection: (name, change) => call("PATCH", `/collections/${encodeURIComponent(name)}`, change) as never,
     retireCollection: (name) => call("DELETE", `/collections/${encodeURIComponent(name)}`) as never,
+    retireMetaCollection: (name) => call("DELETE", `/meta-collections/${encodeURIComponent(name)}`) as never,
     defineMetaCollection: async (name, body) => ({
       metaCollection: (await call("PUT", `/meta-collections/${encodeURIComponent(name)}`, body, [200, 201])) as never,
       created: false,

@@ -383,6 +383,7 @@ export type OperatorSchemasFitOperations = [
   Fits<typeof DefinedCollection, Returns<"defineCollection">>,
   Fits<typeof AdminCollection, Returns<"changeCollection">>,
   Fits<typeof RetiredCollection, Returns<"retireCollection">>,
+  Fits<typeof RetiredCollection, Returns<"retireMetaCollection">>,
   Fits<typeof IngestionStarted, Returns<"ingestCollection">>,
   Fits<typeof IngestionStatus, Returns<"ingestion">>,
   Fits<typeof IngestionStatus, Returns<"cancelIngestion">>,

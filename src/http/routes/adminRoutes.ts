@@ -545,6 +545,22 @@ const COLLECTION_ROUTES = [
     },
   ),
   operatorRoute(
+    "delete",
+    "/meta-collections/:metaCollection",
+    "retireMetaCollection",
+    "Retire a meta-collection: its searches answer 404 from now on; its members stay",
+    {
+      response: "RetiredCollection",
+      description:
+        "Keys scoped to it lose it and the alerts that search it are paused; its query records stay re-fetchable " +
+        "for their 7 days. Its members keep answering and can then be retired themselves. 422 for a plain " +
+        "collection, 404 for a name that is no meta-collection.",
+    },
+    async (ctx, { operations: ops }) => {
+      ctx.body = await ops.retireMetaCollection(ctx.params.metaCollection!);
+    },
+  ),
+  operatorRoute(
     "post",
     "/collections/:name/ingest",
     "ingestCollection",

@@ -208,6 +208,18 @@ export function createCollectionAdmin(deps: CollectionAdminDeps) {
       return { name: retired, retired: true };
     },
 
+    /**
+     * Retires a meta-collection: its searches answer 404 from now on (saying it was retired, and when), keys scoped to
+     * it lose it and the alerts that search it are paused, as for a plain collection; its members stay, indexes and
+     * all, and may then be retired themselves.
+     */
+    async retireMeta(name: string, actor: Actor, requestId?: string): Promise<{ name: string; retired: true }> {
+      const [event] = await catalog.execute({ type: "RetireMetaCollection", name }, actor, requestId);
+      const retired = event?.type === "MetaCollectionRetired" ? event.data.name : name;
+      await deps.pauseAlertsOf?.(retired, actor).catch((err: Error) => deps.onAlertPauseFailure?.(retired, err));
+      return { name: retired, retired: true };
+    },
+
     async defineMeta(
       name: string,
       body: Omit<MetaCollectionDefinition, "name">,

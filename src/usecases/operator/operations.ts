@@ -502,6 +502,8 @@ function contentOperations(options: OperationsOptions) {
     ) => collections(options).change(name, change, OPERATOR),
     /** Retires a collection (an event): its searches answer 404 from now on. */
     retireCollection: (name: string) => collections(options).retire(name, OPERATOR),
+    /** Retires a meta-collection (an event): its searches answer 404 from now on; its members stay. */
+    retireMetaCollection: (name: string) => collections(options).retireMeta(name, OPERATOR),
     /** Defines or changes a meta-collection (an event). */
     defineMetaCollection: (name: string, body: Omit<MetaCollectionDefinition, "name">) =>
       collections(options).defineMeta(name, body, OPERATOR),
