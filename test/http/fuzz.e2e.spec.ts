@@ -73,6 +73,8 @@ interface Route {
   door: "api" | "admin" | "open" | "dashboard" | "dashboardOpen";
   /** a valid body for the route, the starting point of mutations */
   body?: (f: Fixtures) => Record<string, unknown>;
+  /** the values a `:parameter` takes on this route instead of the shared ones */
+  ids?: Record<string, string[]>;
 }
 
 const SEARCH_BODY = { collection: "scifact", query: "vitamin D and bone density", limit: 3 };
@@ -253,6 +255,13 @@ const ROUTES: Route[] = [
       description: "fuzz",
       members: ["openalex-synergy", "scifact", "clinical-digest"],
     }),
+  },
+  // retiring the biomedical meta-collection would end the searches the fuzz runs: a plain collection (422), none (404)
+  {
+    method: "DELETE",
+    path: "/admin/v1/meta-collections/:metaCollection",
+    door: "admin",
+    ids: { metaCollection: ["openalex-synergy", "scifact", "no-such-meta"] },
   },
   { method: "GET", path: "/admin/v1/organizations/:orgId", door: "admin" },
   {
@@ -791,7 +800,7 @@ interface FuzzRequest {
   mustAnswer?: number;
 }
 
-function idFor(name: string, pick: number, f: Fixtures): string {
+function idFor(name: string, pick: number, f: Fixtures, route?: Route): string {
   const real: Record<string, string[]> = {
     queryId: [f.previewId, f.previewId, "no-such-query"],
     // a work of the slice by its DOI (its slash encoded, as a client sends it), by OpenAlex id, and one held nowhere
@@ -830,7 +839,7 @@ function idFor(name: string, pick: number, f: Fixtures): string {
     eventId: ["msg_doesnotexist0000000000", "msg_x"],
     inviteId: ["inv_does_not_exist", "inv_00000000000000000000"],
   };
-  const pool = real[name] ?? ["x"];
+  const pool = route?.ids?.[name] ?? real[name] ?? ["x"];
   const all = pick % 3 === 0 ? HOSTILE_IDS : pool;
   return all[pick % all.length]!;
 }
@@ -923,7 +932,7 @@ function build(r: Recipe, f: Fixtures, n: number): FuzzRequest {
   const route = ROUTES[r.route]!;
   let idIndex = 0;
   const filled = route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) =>
-    idFor(name, r.ids[idIndex++ % r.ids.length]!, f),
+    idFor(name, r.ids[idIndex++ % r.ids.length]!, f, route),
   );
   let path = spell(filled, r.spelling, r.ids[0]!);
   // a respelling that changes nothing (upper-casing a segment that starts with a digit, say) is the documented
@@ -1022,7 +1031,7 @@ function fixedRequests(f: Fixtures): FuzzRequest[] {
       label: `big ${mb} MB`,
       route,
       method: route.method,
-      path: route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f)),
+      path: route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f, route)),
       headers,
       body,
       canonical: true,
@@ -1053,7 +1062,7 @@ function fixedRequests(f: Fixtures): FuzzRequest[] {
         label: `deep ${shape} ${depth}`,
         route,
         method: route.method,
-        path: route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f)),
+        path: route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f, route)),
         headers,
         body,
         canonical: true,
@@ -1064,7 +1073,7 @@ function fixedRequests(f: Fixtures): FuzzRequest[] {
   // every API route with two different keys (the live one and a revoked one, or another organization's) in any pair
   // of headers: 401 before anything runs or is charged; and with an Expect the service cannot meet: 417 in the envelope
   for (const route of ROUTES.filter((r) => r.door === "api")) {
-    const path = route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f));
+    const path = route.path.replace(/[:*]([A-Za-z]+)/g, (_m, name: string) => idFor(name, 1, f, route));
     const body =
       route.method === "GET" || route.method === "HEAD"
         ? undefined
