@@ -337,6 +337,13 @@ describe("clarification", () => {
       expect(understand(q).clarification, q).not.toBeNull();
   });
 
+  it("names back only a subject the query names, never a word that judges or asks", () => {
+    for (const q of ["is it safe?", "what are the side effects?", "are they safe for children?", "does it work?"])
+      expect(understand(q).clarification!.question, q).toMatch(/^Could you say which topic, substance, condition/);
+    expect(understand("metformin").clarification!.question).toMatch(/^Could you say which aspect of metformin \(/);
+    expect(understand("vitamin D").clarification!.question).toMatch(/which aspect of vitamin d\b/i);
+  });
+
   it("does not ask again once the client answered", () => {
     const u = understand("cancer", null, "immunotherapy side effects in melanoma");
     expect(u.clarification).toBeNull();

@@ -423,7 +423,10 @@ function clarificationFor(
   )
     reason = `"${topic}" is too broad to search well`;
   if (!reason) return null;
-  const subject = entities[0] ?? (specific.length > 0 ? specific.join(" ") : null);
+  // the subject the question names back: a word that only judges or asks ("safe", "side effects") is no subject, so
+  // "is it safe?" is asked which topic, not "which aspect of safe"
+  const namesSubject = (entity: string) => entity.split(/\s+/).some((w) => !EVALUATIVE_WORDS.has(w.toLowerCase()));
+  const subject = entities.find(namesSubject) ?? (naming.length > 0 ? naming.join(" ") : null);
   const asks: string[] = [];
   asks.push(
     subject
