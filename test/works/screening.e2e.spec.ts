@@ -149,11 +149,26 @@ describe.each(ENGINES)("screening and reaching works on the %s engine", (engine)
       `/api/v1/works/https://openalex.org/${CORRECTED_OPENALEX_ID}`,
       `/api/v1/works/${encodeURIComponent(`https://openalex.org/${CORRECTED_OPENALEX_ID}`)}`,
       `/api/v1/works/${CORRECTED_OPENALEX_PMID}`,
+      // a link copied with its tracking parameters: the URL's own query string, not the route's
+      `/api/v1/works/https://doi.org/${CORRECTED_OPENALEX}?utm_source=pubmed&utm_medium=email`,
+      `/api/v1/works/https://pubmed.ncbi.nlm.nih.gov/${CORRECTED_OPENALEX_PMID}/?from_term=x`,
     ]) {
       const res = await raw(id);
       expect(res.status, id).toBe(200);
       expect(res.body.ids, id).toMatchObject({ doi: CORRECTED_OPENALEX, openalex: CORRECTED_OPENALEX_ID });
     }
+    // an id that is not a URL keeps the strict reading, and a URL's link still takes the route's own format
+    const unknown = await raw(`/api/v1/works/${CORRECTED_OPENALEX}?utm_source=pubmed`);
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.message).toContain("utm_source");
+    const file = await fetch(
+      `${svc.baseUrl}/api/v1/works/https://doi.org/${CORRECTED_OPENALEX}?utm_source=x&format=ris`,
+      {
+        headers: { Authorization: `Bearer ${key}` },
+      },
+    );
+    expect(file.status).toBe(200);
+    expect(await file.text()).toContain(`DO  - ${CORRECTED_OPENALEX}`);
     const medline = await raw(`/api/v1/works/${CORRECTED_MEDLINE_PMID}`);
     expect(medline.body.ids).toMatchObject({ doi: CORRECTED_MEDLINE, pmid: CORRECTED_MEDLINE_PMID });
     // its lists, with the DOI's slash unencoded and as a URL

@@ -8,6 +8,7 @@ import {
   worksBatchQuery,
   facetsRequestOf,
 } from "../../wire/schemas.js";
+import type { z } from "zod";
 import type { RequestState } from "../requestContext.js";
 import type { Works } from "../../usecases/works/works.js";
 import type { WorkFacets } from "../../usecases/works/workFacets.js";
@@ -26,6 +27,17 @@ export interface WorksRouteDeps {
 }
 
 const route = declareRoute<WorksRouteDeps>;
+
+/**
+ * A work route's own query parameters. An id pasted as a URL with its slashes brings the URL's own query string along
+ * (`https://doi.org/10.1001/x?utm_source=pubmed`): that is part of the link, not a parameter, so only the route's own
+ * names are read from it and the rest is ignored; any other id keeps the strict reading that names an unknown field.
+ */
+function workQuery<S extends z.ZodObject>(ctx: { params: Record<string, unknown>; query: unknown }, schema: S) {
+  if (!/^https?:/i.test(restOfPathId(ctx))) return parseOr422(schema, ctx.query);
+  const own = Object.entries(ctx.query as Record<string, unknown>).filter(([name]) => name in schema.shape);
+  return parseOr422(schema, Object.fromEntries(own));
+}
 const worksRoute = { tag: "works", access: "apiKey" } as const;
 
 // The id is everything after /works/, slashes included (a DOI pasted as is, a URL): the lists' routes come first, so a
@@ -96,9 +108,7 @@ export const WORKS_ROUTES = [
     headers: BILLING_HEADERS,
     errors: [401, 404, 422, 429, 503],
     handler: (ctx, deps) =>
-      answerFree(ctx, deps.search, (a) =>
-        deps.works.references(a, restOfPathId(ctx), parseOr422(workListQuery, ctx.query)),
-      ),
+      answerFree(ctx, deps.search, (a) => deps.works.references(a, restOfPathId(ctx), workQuery(ctx, workListQuery))),
   }),
   route({
     method: "get",
@@ -115,9 +125,7 @@ export const WORKS_ROUTES = [
     headers: BILLING_HEADERS,
     errors: [401, 404, 422, 429, 503],
     handler: (ctx, deps) =>
-      answerFree(ctx, deps.search, (a) =>
-        deps.works.citedBy(a, restOfPathId(ctx), parseOr422(workListQuery, ctx.query)),
-      ),
+      answerFree(ctx, deps.search, (a) => deps.works.citedBy(a, restOfPathId(ctx), workQuery(ctx, workListQuery))),
   }),
   route({
     method: "get",
@@ -138,7 +146,7 @@ export const WORKS_ROUTES = [
     headers: BILLING_HEADERS,
     errors: [401, 404, 422, 429, 503],
     handler: async (ctx, deps) => {
-      const { format } = parseOr422(worksBatchQuery, ctx.query);
+      const { format } = workQuery(ctx, worksBatchQuery);
       if (!format) return answerFree(ctx, deps.search, (a) => deps.works.get(a, restOfPathId(ctx)));
       const a = keyAuth(ctx);
       const entries = await deps.works.exportId(a, restOfPathId(ctx));
