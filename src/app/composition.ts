@@ -69,7 +69,8 @@ import {
   assistedWithIntegrity,
   integrityOfWorks,
   noticedWorksOf,
-  retractedHeldOf,
+  heldIntegrityOf,
+  retractedAmong,
   searchWithIntegrity,
   unlockWithIntegrity,
   type IntegrityOf,
@@ -575,7 +576,8 @@ async function openQueryServices(
   });
   const authorFilter = authorFilterCheck({ db, scopeOf: works.listing.scopeOf });
   // a DOI pinned or looked up that a collection holds retracted is named so, not "not held"
-  const retractedHeld = retractedHeldOf({ db, engineKind: engine.kind, integrityOf });
+  const heldIntegrity = heldIntegrityOf({ db, engineKind: engine.kind, integrityOf });
+  const retractedHeld = retractedAmong(heldIntegrity);
   const search = createSearchService({
     db,
     accounts,
@@ -596,6 +598,7 @@ async function openQueryServices(
     (await createGatewayTools({
       retractions,
       retractedHeld,
+      heldIntegrity,
       engine,
       catalog,
       journals,

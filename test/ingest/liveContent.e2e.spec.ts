@@ -112,14 +112,19 @@ describe.each(ENGINES)("live content on the %s engine", (engine) => {
       expect(res.body.error.requestId).toEqual(expect.any(String));
       expect(res.body.error.message).not.toContain('"retracted": tru'); // the file's text is not echoed
     }
-    expect(await check(OTHER_DOI)).toMatchObject({ retracted: false });
+    expect(await check(OTHER_DOI)).toMatchObject({ status: "not_retracted", retracted: false });
     expect(await createLiveRetractions({ db: svc.runtime.db, dataRoot }).addedDois()).toEqual([]);
     expect((await call("POST", "/admin/v1/retractions", { key, body: { files: ["good.jsonl"] } })).status).toBe(401);
   });
 
   it("takes a newly retracted work out of the results and answers retractions/check from the new list", async () => {
     expect(await dois(WORK.query)).toContain(WORK.doi);
-    expect(await check(WORK.doi)).toEqual({ input: WORK.doi, doi: WORK.doi, retracted: false });
+    expect(await check(WORK.doi)).toEqual({
+      input: WORK.doi,
+      doi: WORK.doi,
+      status: "not_retracted",
+      retracted: false,
+    });
     const lookup = () => call("POST", "/api/v1/tools/works/lookup", { key, body: { doi: WORK.doi } });
     expect((await lookup()).body.collections).toEqual(["openalex-synergy"]);
 

@@ -57,12 +57,19 @@ const tool = (path: string, body: unknown, k = key) => call("POST", `/api/v1/too
 describe("retractions/check", () => {
   it("finds retracted DOIs with their notice and passes the others", async () => {
     const res = await tool("retractions/check", {
-      dois: [`https://doi.org/${RW_RETRACTED.toUpperCase()}`, `doi:${OPEN_RETRACTED}`, CLOSED_WORK.doi],
+      dois: [
+        `https://doi.org/${RW_RETRACTED.toUpperCase()}`,
+        `doi:${OPEN_RETRACTED}`,
+        CLOSED_WORK.doi,
+        // retracted in 2020 (Surgisphere), on neither shipped list and held by no collection: unknown, not "clean"
+        "10.1056/NEJMoa2007621",
+      ],
     });
     expect(res.status).toBe(200);
-    const [rw, open, clean] = res.body.results;
+    const [rw, open, clean, unheld] = res.body.results;
     expect(rw).toMatchObject({
       doi: RW_RETRACTED,
+      status: "retracted",
       retracted: true,
       notice: {
         date: "2015-02-02",
@@ -83,7 +90,14 @@ describe("retractions/check", () => {
         reasons: [],
       },
     });
-    expect(clean).toEqual({ input: CLOSED_WORK.doi, doi: CLOSED_WORK.doi, retracted: false });
+    // held by a collection the key reaches, and neither its source nor a list says it is retracted
+    expect(clean).toEqual({ input: CLOSED_WORK.doi, doi: CLOSED_WORK.doi, status: "not_retracted", retracted: false });
+    expect(unheld).toEqual({
+      input: "10.1056/NEJMoa2007621",
+      doi: "10.1056/nejmoa2007621",
+      status: "unknown",
+      retracted: null,
+    });
   });
 
   it("refuses a malformed DOI, 101 DOIs and a body that is no object with 422 TOOL_ERROR", async () => {

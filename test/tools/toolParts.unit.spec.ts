@@ -73,6 +73,7 @@ describe("shipped tools on bad input", () => {
         {
           input: "DOI:10.1/X",
           doi: "10.1/x",
+          status: "retracted",
           retracted: true,
           notice: {
             date: "2020-01-01",
@@ -82,7 +83,8 @@ describe("shipped tools on bad input", () => {
             notice_type: "Retraction",
           },
         },
-        { input: "10.2/y", doi: "10.2/y", retracted: false },
+        // no list names it and nothing says what a collection holds: unknown, never "not retracted"
+        { input: "10.2/y", doi: "10.2/y", status: "unknown", retracted: null },
       ],
     });
   });

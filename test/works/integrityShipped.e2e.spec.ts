@@ -206,7 +206,9 @@ describe.each(ENGINES)("integrity of the shipped data on the %s engine", (engine
       key: medlineKey,
       body: { dois: ["10.1002/jcb.27143"] },
     });
-    expect(scoped.body.results).toEqual([{ input: "10.1002/jcb.27143", doi: "10.1002/jcb.27143", retracted: false }]);
+    expect(scoped.body.results).toEqual([
+      { input: "10.1002/jcb.27143", doi: "10.1002/jcb.27143", status: "unknown", retracted: null },
+    ]);
     for (const f of retracted.slice(0, 3)) {
       const pinned = await call("POST", "/api/v1/search/preview", {
         key,

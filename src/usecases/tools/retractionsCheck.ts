@@ -1,6 +1,8 @@
 // retractions/check: whether DOIs are retracted, with the notice's date, reasons and source, from the retraction
 // list in force (the shipped lists ingestion excludes by, plus those an operator loaded since) and, for a work a
 // collection holds, by the one retraction rule (its own source's flag counts too, as search and integrity read it).
+// A DOI no list names and no collection the key reaches holds is unknown, never "not retracted": the lists are
+// samples, so their silence says nothing of a work.
 import { z } from "zod";
 import { canonicalDoi } from "../../domain/identifiers.js";
 import type { RetractionNotice } from "../../ingest/retractions.js";
@@ -8,7 +10,7 @@ import type { LiveRetractions } from "../../ingest/liveRetractions.js";
 import { ToolError, type RegisteredTool } from "./toolRegistry.js";
 import { toolInput } from "./toolInput.js";
 import type { Integrity, IntegritySource } from "../../domain/integrity.js";
-import type { RetractedHeld } from "../works/integrityRows.js";
+import type { HeldIntegrity } from "../works/integrityRows.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { reachableCollections } from "../auth/keyScope.js";
 
@@ -36,7 +38,13 @@ interface RetractionCheck {
   input: string;
   /** canonical, lower-case */
   doi: string;
-  retracted: boolean;
+  /**
+   * retracted: a list or the work's own source says so; not_retracted: a collection the key reaches holds the work and
+   * neither its source nor any list says so; unknown: no list names it and no collection the key reaches holds it
+   */
+  status: "retracted" | "not_retracted" | "unknown";
+  /** true, false or, where the status is unknown, null */
+  retracted: boolean | null;
   /** present when retracted */
   notice?: {
     date: string | null;
@@ -48,9 +56,9 @@ interface RetractionCheck {
   };
 }
 
-/** What answers a DOI no list names: the works the key's collections hold retracted, with their notices. */
+/** What answers a DOI no list names: the works the key's collections hold, with their integrity. */
 interface SourceFlags {
-  retractedHeld: RetractedHeld;
+  heldIntegrity: HeldIntegrity;
   catalog: CollectionCatalog;
 }
 
@@ -59,7 +67,9 @@ export function retractionsCheckTool(list: Pick<LiveRetractions, "notices">, sou
     description:
       `Checks up to ${MAX_DOIS_PER_CHECK} DOIs against the retraction lists (Retraction Watch sample, ` +
       "open-retractions) and, for a work a collection holds, its own source's flag (OpenAlex, MEDLINE): for each, " +
-      "whether the work is retracted and the notice's date, reasons and source. A malformed DOI fails the call.",
+      "its status (retracted, not_retracted where a collection holds the work and nothing says so, unknown where " +
+      "no list names it and no collection the key reaches holds it: the lists are samples) and a retraction's " +
+      "notice date, reasons and source. A malformed DOI fails the call.",
     inputSchema: retractionsCheckSchema,
     async handler({ payload, keyScope }) {
       const { dois } = toolInput("retractions/check", input, payload);
@@ -74,17 +84,20 @@ export function retractionsCheckTool(list: Pick<LiveRetractions, "notices">, sou
       const notices = await list.notices();
       const unlisted = [...new Set(canonical.filter((doi) => !notices.has(doi)))];
       // only works the key's collections hold: whether another collection holds one is not the key's to learn
-      const own = sources
-        ? sourceNotices(await sources.retractedHeld("doi", unlisted, reachableCollections(sources.catalog, keyScope)))
-        : new Map<string, NonNullable<RetractionCheck["notice"]>>();
+      const held = sources
+        ? await sources.heldIntegrity("doi", unlisted, reachableCollections(sources.catalog, keyScope))
+        : new Map<string, Integrity>();
       const results = canonical.map((doi, i): RetractionCheck => {
         const notice = notices.get(doi);
-        const flagged = own.get(doi);
-        if (!notice && flagged) return { input: dois[i]!, doi, retracted: true, notice: flagged };
-        if (!notice) return { input: dois[i]!, doi, retracted: false };
+        const integrity = held.get(doi);
+        if (!notice && integrity?.status === "retracted")
+          return { input: dois[i]!, doi, status: "retracted", retracted: true, notice: sourceNotice(integrity) };
+        if (!notice && integrity) return { input: dois[i]!, doi, status: "not_retracted", retracted: false };
+        if (!notice) return { input: dois[i]!, doi, status: "unknown", retracted: null };
         return {
           input: dois[i]!,
           doi,
+          status: "retracted",
           retracted: true,
           notice: {
             date: notice.date,
@@ -100,18 +113,14 @@ export function retractionsCheckTool(list: Pick<LiveRetractions, "notices">, sou
   };
 }
 
-/** Each retracted work's notice as the check reports it: its source's retraction notice (the rule's reason). */
-function sourceNotices(retracted: ReadonlyMap<string, Integrity>): Map<string, NonNullable<RetractionCheck["notice"]>> {
-  const found = new Map<string, NonNullable<RetractionCheck["notice"]>>();
-  for (const [doi, integrity] of retracted) {
-    const notice = integrity.notices.find((n) => n.type === "retraction") ?? integrity.notices[0];
-    found.set(doi, {
-      date: notice?.date ?? null,
-      reasons: [],
-      source: notice?.source ?? "openalex",
-      notice_doi: notice?.doi ?? null,
-      notice_type: notice?.type ?? "retraction",
-    });
-  }
-  return found;
+/** A retracted work's notice as the check reports it: its source's retraction notice (the rule's reason). */
+function sourceNotice(integrity: Integrity): NonNullable<RetractionCheck["notice"]> {
+  const notice = integrity.notices.find((n) => n.type === "retraction") ?? integrity.notices[0];
+  return {
+    date: notice?.date ?? null,
+    reasons: [],
+    source: notice?.source ?? "openalex",
+    notice_doi: notice?.doi ?? null,
+    notice_type: notice?.type ?? "retraction",
+  };
 }

@@ -11,13 +11,14 @@ import { retractionsCheckTool } from "./retractionsCheck.js";
 import { createToolRegistry, type RegisteredTool, type ToolRegistry } from "./toolRegistry.js";
 import { mountUpstream } from "./upstreamTools.js";
 import { worksLookupTool } from "./worksLookup.js";
-import type { RetractedHeld } from "../works/integrityRows.js";
+import type { HeldIntegrity, RetractedHeld } from "../works/integrityRows.js";
 
 const SHIPPED_PREFIXES = ["retractions", "works", "journals"] as const;
 
 function shippedTools(deps: {
   retractions: Pick<LiveRetractions, "notices" | "exclusionFilter">;
   retractedHeld?: RetractedHeld;
+  heldIntegrity?: HeldIntegrity;
   engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
   catalog: CollectionCatalog;
   journals: readonly JournalRecord[];
@@ -26,7 +27,7 @@ function shippedTools(deps: {
   return {
     "retractions/check": retractionsCheckTool(
       deps.retractions,
-      deps.retractedHeld ? { retractedHeld: deps.retractedHeld, catalog: deps.catalog } : undefined,
+      deps.heldIntegrity ? { heldIntegrity: deps.heldIntegrity, catalog: deps.catalog } : undefined,
     ),
     "works/lookup": worksLookupTool(deps),
     "journals/lookup": journalsLookupTool(deps.journals, deps.metricsBasis),
@@ -54,11 +55,10 @@ export function pricedRegistry(
 /** The registry the service starts with: retractions/check on the list in force, upstreams listed once. */
 export async function createGatewayTools(deps: {
   retractions: Pick<LiveRetractions, "notices" | "exclusionFilter">;
-  /**
-   * the works the key's collections hold retracted: works/lookup names them so, and retractions/check answers their own
-   * source's flag
-   */
+  /** the works the key's collections hold retracted: works/lookup names them so */
   retractedHeld?: RetractedHeld;
+  /** the works the key's collections hold, with their integrity: retractions/check answers their own source's word */
+  heldIntegrity?: HeldIntegrity;
   engine: Pick<SearchEngine, "findChunks" | "hasIndex">;
   catalog: CollectionCatalog;
   journals: readonly JournalRecord[];
@@ -76,6 +76,7 @@ export async function createGatewayTools(deps: {
   const tools = shippedTools({
     retractions: deps.retractions,
     retractedHeld: deps.retractedHeld,
+    heldIntegrity: deps.heldIntegrity,
     engine: deps.engine,
     catalog: deps.catalog,
     journals: deps.journals,

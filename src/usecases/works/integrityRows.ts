@@ -96,20 +96,26 @@ export function noticedWorksOf(deps: {
 }
 
 /**
- * Of these DOIs or PMIDs, those a collection among `collections` holds (its works table) that the retraction rule says
- * are retracted, each with its integrity (the notices that say so). Search and the engine lookups never find such a
- * work, so a check that finds no chunk of it can say why instead of "not held".
+ * Of these DOIs or PMIDs, those a collection among `collections` holds (its works table), each with its integrity by
+ * the one retraction rule (status none for a work no source or list says anything of).
  */
-export type RetractedHeld = (
+export type HeldIntegrity = (
   field: "doi" | "pmid",
   values: readonly string[],
   collections: readonly string[],
 ) => Promise<Map<string, Integrity>>;
 
-export function retractedHeldOf(deps: { db: Queryable; engineKind: string; integrityOf: IntegrityOf }): RetractedHeld {
+/**
+ * Of these DOIs or PMIDs, those a collection among `collections` holds that the retraction rule says are retracted,
+ * each with its integrity (the notices that say so). Search and the engine lookups never find such a work, so a check
+ * that finds no chunk of it can say why instead of "not held".
+ */
+export type RetractedHeld = HeldIntegrity;
+
+export function heldIntegrityOf(deps: { db: Queryable; engineKind: string; integrityOf: IntegrityOf }): HeldIntegrity {
   return async (field, values, collections) => {
-    const retracted = new Map<string, Integrity>();
-    if (values.length === 0 || collections.length === 0) return retracted;
+    const found = new Map<string, Integrity>();
+    if (values.length === 0 || collections.length === 0) return found;
     const held = await deps.db.query<{ doi: string | null; pmid: string | null }>(
       `SELECT DISTINCT doi, pmid FROM works WHERE ${field} = ANY($1::text[]) AND index_key = ANY($2::text[])`,
       [[...values], collections.map((name) => manifestKey(deps.engineKind, name))],
@@ -118,10 +124,17 @@ export function retractedHeldOf(deps: { db: Queryable; engineKind: string; integ
     const integrity = await deps.integrityOf(works);
     works.forEach((w, i) => {
       const value = w[field];
-      if (value && integrity[i]?.status === "retracted") retracted.set(value, integrity[i]!);
+      // a work held twice (in two collections) keeps the graver status: retracted wins
+      if (value && integrity[i] && found.get(value)?.status !== "retracted") found.set(value, integrity[i]);
     });
-    return retracted;
+    return found;
   };
+}
+
+/** Of the held works, those the retraction rule says are retracted. */
+export function retractedAmong(held: HeldIntegrity): RetractedHeld {
+  return async (field, values, collections) =>
+    new Map([...(await held(field, values, collections))].filter(([, integrity]) => integrity.status === "retracted"));
 }
 
 /** The rows, each with metadata.integrity (status none for a row no source or list says anything of). */
