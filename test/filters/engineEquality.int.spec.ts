@@ -23,6 +23,8 @@ import { pseudoRandomVector } from "../search/scifactFixture.js";
 import { SHARED_DATA, sliceDataRoot } from "../support/testService.js";
 import { whitespaceTokenizer } from "../ingest/wordTokenizer.js";
 import { validFilter, valuePools, type FilterValuePools } from "./validFilterArbitraries.js";
+import { fieldsInGroup } from "../../src/filters/fields.js";
+import { absentFieldWarnings } from "../../src/usecases/search/absentFields.js";
 
 const DIMS = 32;
 /** documents per collection: "a few hundred real demo docs" */
@@ -40,6 +42,8 @@ interface IndexedCollection {
   pools: FilterValuePools;
   chunkCount: number;
   queries: string[];
+  /** each chunk's metadata, as indexed */
+  metadata: ChunkRecord["metadata"][];
 }
 
 let dir: string;
@@ -104,6 +108,7 @@ beforeAll(async () => {
       pools: valuePools(records),
       chunkCount: records.length,
       queries: queriesFrom(records),
+      metadata: records.map((record) => record.metadata),
     });
   }
 }, 600_000);
@@ -158,6 +163,33 @@ describe("the embedded predicate and the OpenSearch query select the same chunks
     }
     expect(counts).toEqual([0, 1, 2, 1]);
     await opensearch.deleteIndex(index);
+  });
+
+  it("agree on which indexed fields no document of a collection carries (filter_field_absent)", async () => {
+    const fields = [...fieldsInGroup("indexed"), ...fieldsInGroup("editorial")].filter((field) => field !== "doi");
+    for (const entry of indexed) {
+      const lists = fields.map((field) => ({
+        collection: { name: entry.index },
+        requested: { name: entry.profile.name },
+        filter: { kind: "and" as const, children: [{ kind: "exists" as const, field }] },
+      }));
+      const [fromEmbedded, fromOpenSearch] = await Promise.all(
+        [embedded, opensearch].map(async (engine) =>
+          (await absentFieldWarnings(engine, lists, new Set())).map((w) => w.field),
+        ),
+      );
+      expect(fromOpenSearch, entry.profile.name).toEqual(fromEmbedded);
+      // the truth: a field is absent where no chunk's metadata has a value for it
+      const carries = (value: unknown) =>
+        value !== undefined && value !== null && value !== "" && !(Array.isArray(value) && value.length === 0);
+      const absent = fields.filter((field) => !entry.metadata.some((m) => carries(m[field])));
+      expect(fromEmbedded, entry.profile.name).toEqual(absent);
+      // each demo collection carries dates and lacks some field (OpenAlex works have no topic, the digest no ISBN)
+      expect(absent, entry.profile.name).not.toContain("publication_date");
+      expect(absent.length, entry.profile.name).toBeGreaterThan(0);
+      // a collection that gave the search a candidate is never asked about
+      expect(await absentFieldWarnings(opensearch, lists, new Set([entry.index]))).toEqual([]);
+    }
   });
 
   for (const name of COLLECTIONS) {

@@ -334,6 +334,42 @@ describe("accepted filters", () => {
     ]);
   });
 
+  it("a filter on a field a collection's records never carry says so (filter_field_absent)", async () => {
+    const { key } = await liveKey();
+    const search = (collection: string, filters: unknown) =>
+      call("POST", "/api/v1/search/query", { key, body: { collection, query: "vitamin D deficiency", filters } });
+    const since = { publication_date: { gte: "2015" } };
+    // SciFact's records have no dates: empty whatever the year, and told so
+    const scifact = await search("scifact", since);
+    expect(scifact.status).toBe(200);
+    expect(scifact.body.results).toEqual([]);
+    expect(scifact.body.filterWarnings).toEqual([
+      {
+        code: "filter_field_absent",
+        field: "publication_date",
+        collection: "scifact",
+        message: expect.stringContaining("no document of scifact carries publication_date"),
+      },
+    ]);
+    const refetch = await call("GET", `/api/v1/search/results/${scifact.body.queryId}`, { key });
+    expect(refetch.body.filterWarnings).toEqual(scifact.body.filterWarnings);
+    // under a meta-collection the member is named, and the members that carry dates answer
+    const meta = await search("biomedical", since);
+    expect(meta.body.results.length).toBeGreaterThan(0);
+    expect(meta.body.filterWarnings).toContainEqual({
+      code: "filter_field_absent",
+      field: "publication_date",
+      collection: "scifact",
+      message: expect.stringContaining("scifact (searched as part of biomedical)"),
+    });
+    // a field the collection carries, asked a value none has; the field under not: no such warning
+    const future = await search("openalex-synergy", { publication_date: { gte: "2100" } });
+    expect([future.status, future.body.results, future.body.filterWarnings]).toEqual([200, [], undefined]);
+    const negated = await search("scifact", { not: [{ field: "journal", eq: "The Lancet" }] });
+    expect(negated.body.results.length).toBeGreaterThan(0);
+    expect(negated.body.filterWarnings).toBeUndefined();
+  });
+
   it("a request carrying filters is searched and billed even when it reads like a catalogue question", async () => {
     const { orgId, key } = await liveKey();
     for (const filters of [{}, { article_type: "research-article" }]) {

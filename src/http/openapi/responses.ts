@@ -42,10 +42,23 @@ export const FilterWarning = z.object({
       "doi_not_in_collection",
       "journal_metric_matched_nothing",
       "open_access_collection_excluded",
+      "filter_field_absent",
     ])
-    .meta({ description: "Machine-readable warning code." }),
+    .meta({
+      description:
+        "Machine-readable warning code. `filter_field_absent`: a searched collection gave no result, and no " +
+        "document of it carries a field the filter requires (SciFact's records have no dates or journals), so the " +
+        "filter matched nothing there whatever its value.",
+    }),
   message: z.string().meta({ description: "Human-readable explanation." }),
-  field: z.string().optional().meta({ description: "The filter field the warning concerns (unindexed_filter_field)." }),
+  field: z
+    .string()
+    .optional()
+    .meta({ description: "The filter field the warning concerns (unindexed_filter_field, filter_field_absent)." }),
+  collection: z
+    .string()
+    .optional()
+    .meta({ description: "filter_field_absent: the collection none of whose documents carries the field." }),
   doi: z.string().optional().meta({ description: "doi_not_in_collection: the DOI, canonical (lower case)." }),
   reason: z
     .enum(["in_other_collection", "outside_key_scope", "not_held", "retracted"])

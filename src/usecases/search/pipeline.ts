@@ -21,6 +21,7 @@ import { vectorsBackfilling, type VectorsBackfilling } from "../../retrieval/vec
 import { REPEAT_CHUNK_PENALTY } from "../../retrieval/repeats.js";
 import { checkPinnedDois, type RetractedHolders } from "../../filters/doiReach.js";
 import { doiHoldersIn } from "./doiHolders.js";
+import { absentFieldWarnings } from "./absentFields.js";
 import { needsVector, searchCollections, withinWorks, type CollectionSearch } from "./collectionSearch.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
 import {
@@ -425,7 +426,10 @@ export async function retrieve(
       list.selected.rows.length === input.limit &&
       (!ranked.ended || rowsBeyond(list.candidates, input.limit, selection)));
   const rows = list.rows;
-  const filterWarnings = plan ? [...plan.filterWarnings, ...(await doiWarnings)] : [];
+  // a collection that gave no candidate to a filter on a field none of its documents carries is told apart from one
+  // where nothing matched
+  const absent = plan ? await absentFieldWarnings(deps.engine, lists, new Set(ranked.best.keys())) : [];
+  const filterWarnings = plan ? [...plan.filterWarnings, ...(await doiWarnings), ...absent] : [];
   const lines = chargeLines(
     rows.map((r) => ({ collection: r.collection, tokens: r.tokens, pricePer1000Micros: BigInt(r.pricePer1000Micros) })),
   );
