@@ -632,6 +632,17 @@ export const ENTITY_EDGE_WORDS: ReadonlySet<string> = new Set([
   "normal",
   "total",
   "overall",
+  // what a question asks of its subject, never part of it: "Is tocilizumab effective for severe COVID-19?" is about
+  // tocilizumab, and "tocilizumab effective" let a row that only says "effective" stand for the drug
+  "effective",
+  "ineffective",
+  "efficacious",
+  "beneficial",
+  "harmful",
+  "useful",
+  "helpful",
+  "superior",
+  "inferior",
 ]);
 
 /** Facets a query asks about, found by cue words (stems or phrases, matched on word starts). */
