@@ -370,6 +370,38 @@ describe("accepted filters", () => {
     expect(negated.body.filterWarnings).toBeUndefined();
   });
 
+  it("a journal named as no work of the collection spells it says so, with the nearest it holds", async () => {
+    const { key } = await liveKey();
+    const search = (filters: unknown) =>
+      call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "openalex-synergy", query: "patients study results", limit: 20, filters },
+      });
+    const rows = (await search({ article_type: "research-article" })).body.results as Result[];
+    const title = rows
+      .map((r) => r.metadata.journal)
+      .find((j): j is string => typeof j === "string" && j.split(" ").length >= 3);
+    expect(title).toBeDefined();
+    // the title less its first word ("Journal of ..." for "The Journal of ..."): no work spells it so
+    const part = title!.split(" ").slice(1).join(" ");
+    const unmatched = await search({ journal: part });
+    expect(unmatched.status).toBe(200);
+    expect(unmatched.body.results).toEqual([]);
+    const [warning] = unmatched.body.filterWarnings;
+    expect(warning).toMatchObject({
+      code: "filter_value_unmatched",
+      field: "journal",
+      collection: "openalex-synergy",
+      message: expect.stringContaining("filter by issn"),
+    });
+    expect(warning.value.toLowerCase()).toBe(part.toLowerCase());
+    expect(warning.suggestions).toContain(title);
+    // the whole title, in any case, matches and says nothing
+    const whole = await search({ journal: title!.toUpperCase() });
+    expect(whole.body.results.length).toBeGreaterThan(0);
+    expect(whole.body.filterWarnings).toBeUndefined();
+  });
+
   it("a request carrying filters is searched and billed even when it reads like a catalogue question", async () => {
     const { orgId, key } = await liveKey();
     for (const filters of [{}, { article_type: "research-article" }]) {

@@ -131,6 +131,12 @@ describe("responses as documented", () => {
     expect(refetch.status).toBe(200);
     expectDocumented(responses.SearchResultsPreviewResponse, refetch.body);
     expectDocumentedHeaders("get", "/api/v1/search/results/{queryId}", "200", refetch.headers);
+    // a re-fetched preview still says what the rest costs, as the unlock did, and what the threshold held back
+    expect([refetch.body.costToUnlockRemaining, refetch.body.belowMinRelevance]).toEqual([
+      unlock.body.costToUnlockRemaining,
+      preview.body.belowMinRelevance,
+    ]);
+    expect(Number(refetch.body.costToUnlockRemaining)).toBeGreaterThan(0);
   });
 
   it("the operator API", async () => {

@@ -43,22 +43,38 @@ export const FilterWarning = z.object({
       "journal_metric_matched_nothing",
       "open_access_collection_excluded",
       "filter_field_absent",
+      "filter_value_unmatched",
     ])
     .meta({
       description:
         "Machine-readable warning code. `filter_field_absent`: a searched collection gave no result, and no " +
         "document of it carries a field the filter requires (SciFact's records have no dates or journals), so the " +
-        "filter matched nothing there whatever its value.",
+        "filter matched nothing there whatever its value. `filter_value_unmatched`: a searched collection gave no " +
+        "result, and none of its documents has the journal or publisher the filter names (names are matched " +
+        "whole, case aside: `Lancet` is not `The Lancet`); `suggestions` names the nearest it holds.",
     }),
   message: z.string().meta({ description: "Human-readable explanation." }),
-  field: z
-    .string()
-    .optional()
-    .meta({ description: "The filter field the warning concerns (unindexed_filter_field, filter_field_absent)." }),
+  field: z.string().optional().meta({
+    description:
+      "The filter field the warning concerns (unindexed_filter_field, filter_field_absent, filter_value_unmatched).",
+  }),
   collection: z
     .string()
     .optional()
-    .meta({ description: "filter_field_absent: the collection none of whose documents carries the field." }),
+    .meta({
+      description:
+        "filter_field_absent, filter_value_unmatched: the collection none of whose documents carries the field, or " +
+        "the value.",
+    }),
+  value: z.string().optional().meta({ description: "filter_value_unmatched: the value as the filter names it." }),
+  suggestions: z
+    .array(z.string())
+    .optional()
+    .meta({
+      description:
+        "filter_value_unmatched: up to 3 names of the field the collection holds that come nearest the value, most " +
+        "documents first (empty when none is near).",
+    }),
   doi: z.string().optional().meta({ description: "doi_not_in_collection: the DOI, canonical (lower case)." }),
   reason: z
     .enum(["in_other_collection", "outside_key_scope", "not_held", "retracted"])
@@ -435,6 +451,17 @@ export const SearchResultsPreviewResponse = z.object({
   results: z
     .array(PreviewResult)
     .meta({ description: "Every row of the original search, through the unlock ledger: unpaid rows are teasers." }),
+  costToUnlockRemaining: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        "Re-fetched previews only: what unlocking every row still locked would charge, exactly as `POST /unlock` " +
+        "would.",
+    }),
+  belowMinRelevance: z.number().int().optional().meta({
+    description: "Re-fetched searches and previews: the rows `min_relevance` held back, as the original response said.",
+  }),
   filterWarnings: nullable(z.array(FilterWarning)),
   journalMetricExpansions: nullable(z.array(JournalMetricExpansion)),
 });

@@ -1,10 +1,15 @@
-// filter_field_absent: a filter on a field no document of a searched collection carries matches nothing there.
-// SciFact's records have no dates or journals, so `publication_date >= 2015` on it answered an empty list that read as
-// "nothing since 2015 matches"; the warning tells that apart from a true empty answer. Asked of the engine only for a
-// collection that gave the search no candidate at all, and remembered a few minutes per index and field.
+// Why a filtered collection gave nothing, where the collection itself can tell, so an empty answer is not read as "no
+// such work exists":
+// - filter_field_absent: a filter on a field no document of it carries matches nothing there. SciFact's records have
+//   no dates or journals, so `publication_date >= 2015` on it answered an empty list that read as "nothing since 2015".
+// - filter_value_unmatched: a journal or publisher named as no document of it spells it ("Lancet", where its works say
+//   "The Lancet"), with the names it holds that come nearest, from its inventory (documents per journal identity).
+// Asked only for a collection that gave the search no candidate at all; the engine's answer on a field is remembered a
+// few minutes per index.
 import type { FilterNode } from "../../filters/ast.js";
 import { fieldSpec } from "../../filters/fields.js";
 import type { SearchEngine } from "../../retrieval/port.js";
+import type { CollectionInventory } from "../../domain/inventory.js";
 
 /** How long an index's answer on a field is kept: an ingestion that adds the field shows within this. */
 const REMEMBERED_MS = 5 * 60_000;
@@ -17,11 +22,21 @@ const asksAbout = (field: string) =>
   field !== "doi" && (fieldSpec(field)?.group === "indexed" || fieldSpec(field)?.group === "editorial");
 
 interface AbsentFieldWarning {
-  code: "filter_field_absent";
+  code: "filter_field_absent" | "filter_value_unmatched";
   field: string;
   collection: string;
   message: string;
+  /** filter_value_unmatched: the value as sent, and the nearest the collection holds, most documents first */
+  value?: string;
+  suggestions?: string[];
 }
+
+/** The fields whose every value a collection's inventory lists. */
+const LISTED_FIELDS = ["journal", "publisher"] as const;
+type ListedField = (typeof LISTED_FIELDS)[number];
+
+/** The nearest values named back, at most. */
+const MAX_SUGGESTIONS = 3;
 
 /**
  * The fields a filter requires a document to carry: those of its conditions outside any `not` (a negated condition on
@@ -37,16 +52,70 @@ function fieldsRequired(node: FilterNode | "skip" | undefined): string[] {
   return [...fields];
 }
 
+/** The values a filter's `eq` and `in` conditions on `field` outside any `not` name, each once. */
+function valuesRequired(node: FilterNode | "skip" | undefined, field: string): string[] {
+  const values = new Set<string>();
+  const walk = (n: FilterNode): void => {
+    if (n.kind === "and" || n.kind === "or") n.children.forEach(walk);
+    else if (n.kind === "eq" && n.field === field) values.add(String(n.value));
+    else if (n.kind === "in" && n.field === field) n.values.forEach((v) => values.add(String(v)));
+  };
+  if (node && node !== "skip") walk(node);
+  return [...values];
+}
+
+const wordsOf = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/**
+ * The names of `field` the inventory holds that come nearest `value`, most documents first: those holding every word
+ * of it ("lancet" -> "The Lancet", "The Lancet Oncology"), else those whose words start with its words. Null when the
+ * inventory holds `value` itself (case aside: the engines compare these fields without case) or cannot tell (it was
+ * cut short).
+ */
+function nearestHeld(inventory: CollectionInventory, field: ListedField, value: string): string[] | null {
+  if (inventory.truncated) return null;
+  const documents = new Map<string, number>();
+  for (const entry of inventory.entries) {
+    const name = entry[field];
+    if (name) documents.set(name, (documents.get(name) ?? 0) + entry.documents);
+  }
+  const sent = value.toLowerCase();
+  if ([...documents.keys()].some((name) => name.toLowerCase() === sent)) return null;
+  const asked = wordsOf(value);
+  if (asked.length === 0) return [];
+  const byDocuments = (names: string[]) =>
+    names.sort((a, b) => documents.get(b)! - documents.get(a)! || a.localeCompare(b)).slice(0, MAX_SUGGESTIONS);
+  const names = [...documents.keys()];
+  const whole = names.filter((name) => asked.every((w) => wordsOf(name).includes(w)));
+  if (whole.length > 0) return byDocuments(whole);
+  return byDocuments(names.filter((name) => asked.every((w) => wordsOf(name).some((held) => held.startsWith(w)))));
+}
+
+function unmatchedMessage(field: ListedField, value: string, where: string, nearest: string[]): string {
+  const held =
+    nearest.length > 0
+      ? `; the nearest it holds: ${nearest.map((name) => `"${name}"`).join(", ")}`
+      : `, nor any ${field} like it`;
+  const instead =
+    field === "journal"
+      ? "Send the name as the works spell it, or filter by issn, which matches a journal however its title is spelled."
+      : "Send the name as the works spell it.";
+  return `no document of ${where} has ${field} "${value}" (names are matched whole, case aside)${held}. ${instead}`;
+}
+
+const whereOf = (collection: string, requested: string) =>
+  requested === collection ? collection : `${collection} (searched as part of ${requested})`;
+
 /** The warning's words: the collection, the meta-collection it was searched under, and what to do instead. */
 function absentFieldMessage(field: string, collection: string, requested: string): string {
-  const where = requested === collection ? collection : `${collection} (searched as part of ${requested})`;
+  const where = whereOf(collection, requested);
   return (
     `no document of ${where} carries ${field}, so the filter on it matched nothing there: its source records have no ` +
     `such field. Filter by a field the collection carries, or search a collection that has ${field}.`
   );
 }
 
-type Counter = Pick<SearchEngine, "countChunks">;
+type Counter = Pick<SearchEngine, "countChunks" | "getInventory">;
 
 const remembered = new WeakMap<Counter, Map<string, { absent: boolean; at: number }>>();
 
@@ -63,8 +132,9 @@ async function fieldAbsent(engine: Counter, index: string, field: string, now: n
 }
 
 /**
- * One warning per searched collection without a candidate and per field its filter requires that none of its
- * documents carries. `answered`: the collections that gave the search at least one candidate.
+ * For each searched collection without a candidate: one warning per field its filter requires that none of its
+ * documents carries, and one per journal or publisher it names as none of its documents spells it. `answered`: the
+ * collections that gave the search at least one candidate.
  */
 export async function absentFieldWarnings(
   engine: Counter,
@@ -72,24 +142,46 @@ export async function absentFieldWarnings(
   answered: ReadonlySet<string>,
   now = Date.now(),
 ): Promise<AbsentFieldWarning[]> {
-  const asked = new Map<string, { field: string; collection: string; requested: string }>();
-  for (const l of lists) {
-    if (answered.has(l.collection.name)) continue;
-    for (const field of fieldsRequired(l.filter).filter(asksAbout)) {
-      const key = `${l.collection.name}\u0000${field}`;
-      if (!asked.has(key)) asked.set(key, { field, collection: l.collection.name, requested: l.requested.name });
-    }
-  }
+  const silent = new Map<string, { collection: string; requested: string; filter: FilterNode | "skip" | undefined }>();
+  for (const l of lists)
+    if (!answered.has(l.collection.name) && !silent.has(l.collection.name))
+      silent.set(l.collection.name, { collection: l.collection.name, requested: l.requested.name, filter: l.filter });
   // best effort: an engine that cannot answer leaves the warning out, never the search
-  const absent = await Promise.all(
-    [...asked.values()].map((a) => fieldAbsent(engine, a.collection, a.field, now).catch(() => false)),
+  const perCollection = await Promise.all(
+    [...silent.values()].map(async ({ collection, requested, filter }) => {
+      const fields = fieldsRequired(filter).filter(asksAbout);
+      if (fields.length === 0) return [];
+      const absent = await Promise.all(
+        fields.map((field) => fieldAbsent(engine, collection, field, now).catch(() => false)),
+      );
+      const warnings: AbsentFieldWarning[] = fields
+        .filter((_, i) => absent[i])
+        .map((field) => ({
+          code: "filter_field_absent",
+          field,
+          collection,
+          message: absentFieldMessage(field, collection, requested),
+        }));
+      const named = LISTED_FIELDS.filter((field) => fields.includes(field) && !absent[fields.indexOf(field)]);
+      if (named.length === 0) return warnings;
+      const inventory = await engine.getInventory(collection).catch(() => null);
+      if (!inventory) return warnings;
+      for (const field of named)
+        for (const value of valuesRequired(filter, field)) {
+          const nearest = nearestHeld(inventory, field, value);
+          if (nearest === null) continue;
+          const where = whereOf(collection, requested);
+          warnings.push({
+            code: "filter_value_unmatched",
+            field,
+            collection,
+            value,
+            suggestions: nearest,
+            message: unmatchedMessage(field, value, where, nearest),
+          });
+        }
+      return warnings;
+    }),
   );
-  return [...asked.values()]
-    .filter((_, i) => absent[i])
-    .map((a) => ({
-      code: "filter_field_absent" as const,
-      field: a.field,
-      collection: a.collection,
-      message: absentFieldMessage(a.field, a.collection, a.requested),
-    }));
+  return perCollection.flat();
 }

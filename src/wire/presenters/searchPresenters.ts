@@ -108,6 +108,14 @@ export function resultsBody({ record, unlocked, images }: RefetchOutcome) {
       const { judgeScore, matchedTerms, rationale, subQuestion } = verdict;
       return { ...row, subQuestion, relevance: { judgeScore, matchedTerms, rationale } };
     }),
+    // a preview's still-locked rows: what unlocking them all would charge, as the preview and every unlock say
+    ...(record.kind === "preview"
+      ? { costToUnlockRemaining: formatCredits(remainingCost(record.payload.rows, unlocked), 6) }
+      : {}),
+    // a search's or preview's list: what the threshold held back (kept only when some were)
+    ...(record.kind === "search" || record.kind === "preview"
+      ? { belowMinRelevance: record.payload.belowMinRelevance ?? 0 }
+      : {}),
     filterWarnings: record.payload.filterWarnings ?? null,
     journalMetricExpansions: record.payload.journalMetricExpansions ?? null,
   };
