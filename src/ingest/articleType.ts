@@ -24,7 +24,8 @@ const TITLE_CUES: Array<[RegExp, ArticleType]> = [
   [/\bcase reports?\b/i, "case-report"],
   [/^letters?\b|\bletter to the editor\b/i, "letter"],
   [/^editorial\b/i, "editorial"],
-  [/^(comments?|commentary|reply|response to)\b/i, "commentary"],
+  // "Comment on ...", "Comment: ...", never the French "Comment traiter ..." ("how to treat")
+  [/^(comments? (on|to|about)\b|comments?\s*:|commentary\b|reply\b|response to\b)/i, "commentary"],
   [
     new RegExp(
       String.raw`\b(systematic|scoping|narrative|literature|umbrella|rapid|integrative|critical` +
