@@ -81,4 +81,36 @@ describe("qualifiers", () => {
     // a query naming no population conflicts with none
     expect(qualifierConflict("vitamin D and fracture risk", "We enrolled 400 adults.")).toBe(false);
   });
+
+  it("finds a conflict where the query asks who comes to have a condition and a study's people all have it", () => {
+    const asked = "Do statins increase the risk of new-onset type 2 diabetes?";
+    // the SGLT-2 meta-analysis an audit was charged for: its patients have type 2 diabetes already
+    const sglt2 =
+      "Sodium-glucose cotransporter-2 inhibitors (gliflozins) and statins are oral drugs that may have beneficial " +
+      "cardiovascular effects in patients with type 2 diabetes, especially in those with known cardiovascular disease.";
+    expect(qualifierConflict(asked, sglt2)).toBe(true);
+    // the condition as an event: its incidence, onset, development or risk
+    for (const text of [
+      "Statin therapy was associated with a 9% increased risk of incident diabetes.",
+      "New-onset diabetes occurred in 4.8% of patients with hypercholesterolaemia taking rosuvastatin.",
+      "Among 91,140 participants without diabetes, statins raised diabetes incidence.",
+      "Patients with prediabetes were followed until they developed diabetes.",
+      "Statins and the risk of diabetes: patients with diabetes at baseline were excluded.",
+    ])
+      expect(qualifierConflict(asked, text), text).toBe(false);
+    expect(
+      qualifierConflict(
+        "incident dementia in older adults taking anticholinergics",
+        "Adults with dementia were treated.",
+      ),
+    ).toBe(true);
+    expect(
+      qualifierConflict("risk of developing asthma after bronchiolitis", "Children with asthma used inhalers."),
+    ).toBe(true);
+    // "developing" alone is no cue, and a query asking nothing of onset conflicts with no such study
+    expect(qualifierConflict("malaria treatment in developing countries", "Patients with malaria were treated.")).toBe(
+      false,
+    );
+    expect(qualifierConflict("statins in type 2 diabetes", sglt2)).toBe(false);
+  });
 });

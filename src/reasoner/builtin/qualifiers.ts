@@ -94,11 +94,57 @@ const groupsIn = (text: string, groups: readonly { name: string; words: RegExp }
   new Set(groups.filter((g) => g.words.test(text)).map((g) => g.name));
 
 /**
+ * "new-onset type 2 diabetes", "incident dementia", "risk of developing asthma": the query asks who comes to have a
+ * condition, so a study only of people who already have it answers another question. ("Developing" alone is not a cue:
+ * "in developing countries".)
+ */
+const ONSET = new RegExp(
+  String.raw`\b(?:new[- ]onset|incident|(?:risk|odds|likelihood|chance|probability|incidence) of developing)` +
+    String.raw`\s+((?:[\p{L}\p{N}-]+\s*){1,4})`,
+  "giu",
+);
+/** A mention of the condition as an event: its onset, incidence, risk or diagnosis, in the few words around it. */
+const ONSET_BEFORE = new RegExp(
+  String.raw`\b(?:new[- ]onset|incident|onset of|develop\w*|risk of|incidence of|cases of|diagnos\w*|progress\w* to)` +
+    String.raw`\s+(?:[\p{L}\p{N}-]+\s+){0,3}$`,
+  "iu",
+);
+const ONSET_AFTER = /^[\p{L}\p{N}-]*(?:\s+[\p{L}\p{N}-]+){0,1}\s+(?:incidence|onset|risk|diagnos\w*)\b/iu;
+
+/** The stems of the conditions whose onset the query asks about: each phrase's last content word. */
+function onsetConditions(query: string): string[] {
+  const stems: string[] = [];
+  for (const match of query.matchAll(ONSET)) {
+    const words = match[1]!.split(/\s+/).filter(Boolean);
+    const cut = words.findIndex((w, i) => i > 0 && /^(?:and|or|in|for|among|after|with|during|than)$/i.test(w));
+    const phrase = analyzeEnglish((cut > 0 ? words.slice(0, cut) : words).join(" "));
+    if (phrase.length > 0) stems.push(phrase[phrase.length - 1]!);
+  }
+  return stems;
+}
+
+/**
+ * Whether the text mentions the condition only as what its participants already have ("in patients with type 2
+ * diabetes"), never as an event (its onset, incidence, risk, development or diagnosis).
+ */
+function onlyAlreadyHad(text: string, stem: string): boolean {
+  const words = [...text.matchAll(/[\p{L}\p{N}-]+/gu)].filter((w) => analyzeEnglish(w[0]).includes(stem));
+  if (words.length === 0) return false;
+  return words.every((word) => {
+    const before = text.slice(Math.max(0, word.index! - 80), word.index!);
+    const after = text.slice(word.index!, word.index! + 60);
+    const asEvent = ONSET_BEFORE.test(before) || ONSET_AFTER.test(after);
+    return !asEvent && /\bwith\s+(?:[\p{L}\p{N}-]+\s+){0,3}$/iu.test(before);
+  });
+}
+
+/**
  * Whether the candidate conflicts with a qualifier of the query: it mentions a "with" qualifier only negated, says
- * "with X" where the query asks "without X", or names only another population (children / adults, women / men) than
- * the one the query names. A title that mentions the qualifier decides alone: it names the study's population, while
- * an abstract's other mentions may be outside a negation's reach ("no thrombotic events, development of antidrug
- * antibodies, or new development of factor VIII inhibitors") or about other patients.
+ * "with X" where the query asks "without X", studies only people who already have the condition whose onset the query
+ * asks about, or names only another population (children / adults, women / men) than the one the query names. A
+ * title that mentions the qualifier decides alone: it names the study's population, while an abstract's other mentions
+ * may be outside a negation's reach ("no thrombotic events, development of antidrug antibodies, or new development of
+ * factor VIII inhibitors") or about other patients.
  */
 export function qualifierConflict(query: string, candidateText: string, title?: string | null): boolean {
   for (const qualifier of queryQualifiers(query)) {
@@ -110,6 +156,8 @@ export function qualifierConflict(query: string, candidateText: string, title?: 
       if (qualifier.negated && found.some((m) => m.withCue) && !found.some((m) => m.negated)) return true;
     }
   }
+  // asked who comes to have a condition, a study of people who all have it already answers another question
+  if (onsetConditions(query).some((stem) => onlyAlreadyHad(candidateText, stem))) return true;
   for (const groups of [POPULATIONS, SEXES]) {
     const asked = groupsIn(query, groups);
     if (asked.size !== 1) continue;
