@@ -1237,6 +1237,19 @@ describe("the playground", () => {
     });
     expect(unknown.status).toBe(404);
     expect(unknown.text).toContain("collection &quot;scifactt&quot; does not exist");
+    // an empty preview says why where the collection can tell: SciFact's records carry no dates
+    const undated = await owner.send("POST", "/dashboard/playground", {
+      form: {
+        key: keyId,
+        query: "bone density",
+        collections: "scifact",
+        filters: '{"publication_date": {"gte": "2015"}}',
+        _csrf: csrf,
+      },
+    });
+    expect(undated.status).toBe(200);
+    expect(undated.text).toContain("No rows matched.");
+    expect(undated.text).toContain("no document of scifact carries publication_date");
     // a 5,000-deep filter and a NUL byte in the query are refused as on the API, nothing previewed
     const deep = '{"$and":['.repeat(5000) + '{"year":{"gte":2000}}' + "]}".repeat(5000);
     for (const form of <Array<Record<string, string>>>[

@@ -209,6 +209,7 @@ describe("the playground page", () => {
           rows,
           unlocked: new Set(),
           asked: { query: "x", collections: ["scifact"] },
+          warnings: [`no document of scifact has journal "${evil}"`],
         },
         quote: { selected: ["r<1>"], quote: { toBuy: ["r<1>"], alreadyUnlocked: [], costMicros: 1500n } },
       },
@@ -217,6 +218,10 @@ describe("the playground page", () => {
     expect(page).not.toContain("</textarea><img");
     expect(page).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt; title");
     expect(page).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt; journal");
+    // a filter warning is shown above the rows, escaped (it quotes what the member typed)
+    expect(page).toContain(
+      "no document of scifact has journal &quot;&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&quot;",
+    );
     expect(page).toContain('value="r&lt;1&gt;"');
     expect(page).toContain("Confirm and pay 0.001500 credits");
     expect(page).toContain("retracted");
@@ -230,7 +235,14 @@ describe("the playground page", () => {
       keys: [keyRow()],
       collections: ["scifact"],
       form: { key: "key_1", query: "q", collections: "scifact", limit: "5", sort: "cited_by_count" },
-      result: { queryId: "q1", keyId: "key_1", rows: [row("a", "10")], unlocked: new Set(), asked: asked() },
+      result: {
+        queryId: "q1",
+        keyId: "key_1",
+        rows: [row("a", "10")],
+        unlocked: new Set(),
+        asked: asked(),
+        warnings: [],
+      },
       quote: { selected: ["a"], quote: { toBuy: ["a"], alreadyUnlocked: [], costMicros: 10n } },
     }).text;
     expect(page).toContain('id="pg-limit" name="limit" type="number" min="1" max="30" value="5"');
@@ -272,6 +284,7 @@ describe("a recent query's page", () => {
     rows: [row("a", "10", { title: `${EVIL} title`, journal: `${EVIL} journal` }), row("b", "20")],
     unlocked: new Set(["b"]),
     asked: { query: `${EVIL} query`, collections: ["scifact"] },
+    warnings: [],
     mayUnlock: true,
     ...over,
   });

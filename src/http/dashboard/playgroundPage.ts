@@ -164,6 +164,7 @@ export function rowsSection(
 <h2 id="results-title">Results</h2>
 <p class="hint">Query <code class="id">${result.queryId}</code>. Export the rows you own:
 ${EXPORTS.map(([f, label], i) => html`${i ? " · " : ""}<a href="${exportHref(f)}" download>${label}</a>`)}</p>
+${result.warnings.map((message) => notice("warn", message))}
 ${view.quote ? confirmPanel(viewer, view.keys, view.quote, result, target) : ""}
 ${
   target.mayUnlock

@@ -9,7 +9,7 @@ import type { SearchRequestInput } from "../search/pipeline.js";
 import type { ListRequest, SearchService } from "../search/searchService.js";
 import type { Unlock, UnlockResult } from "../unlock/unlock.js";
 import type { ConsoleData, KeyRow } from "../dashboard/consoleData.js";
-import { assertConfirmed, mayUseKey, unlockQuote, type UnlockQuote } from "./playgroundRules.js";
+import { assertConfirmed, mayUseKey, unlockQuote, warningMessages, type UnlockQuote } from "./playgroundRules.js";
 import type { CachedRow } from "../../domain/resultRow.js";
 import type { GraphPage, Work, Works } from "../works/works.js";
 import type { ExportWork } from "../works/citationExport.js";
@@ -52,6 +52,8 @@ export interface PlaygroundResult {
   unlocked: Set<string>;
   /** what the preview asked: its query and collections, to show in the form again */
   asked: { query: string; collections: string[] };
+  /** its filter warnings' messages (why a collection gave nothing, where it can tell) */
+  warnings: string[];
 }
 
 export function createPlayground(deps: PlaygroundDeps) {
@@ -113,6 +115,7 @@ export function createPlayground(deps: PlaygroundDeps) {
         rows: record.payload.rows,
         unlocked,
         asked: { query: record.payload.query, collections: record.payload.collections },
+        warnings: warningMessages(record.payload.filterWarnings),
         mayUnlock: record.kind === "preview" && keys.some((k) => k.id === owner.keyId),
       };
     },
@@ -144,7 +147,8 @@ export function createPlayground(deps: PlaygroundDeps) {
       const auth = await callerOf(member, keyId);
       const outcome = await deps.search.preview(auth, input, undefined, list);
       const asked = { query: input.query, collections: input.collections };
-      return { queryId: outcome.queryId, keyId, rows: outcome.rows, unlocked: outcome.unlocked, asked };
+      const warnings = warningMessages(outcome.filterWarnings);
+      return { queryId: outcome.queryId, keyId, rows: outcome.rows, unlocked: outcome.unlocked, asked, warnings };
     },
 
     /** The key's preview again (a preview of another key or organization is not found), with its rows' state. */
@@ -154,7 +158,8 @@ export function createPlayground(deps: PlaygroundDeps) {
       if (record.kind !== "preview")
         throw new Rejection("VALIDATION_ERROR", `query ${queryId} is not a preview; only previews can be unlocked`);
       const asked = { query: record.payload.query, collections: record.payload.collections };
-      return { queryId, keyId, rows: record.payload.rows, unlocked, asked };
+      const warnings = warningMessages(record.payload.filterWarnings);
+      return { queryId, keyId, rows: record.payload.rows, unlocked, asked, warnings };
     },
 
     /** What unlocking the chosen rows of the key's preview would charge, before the member confirms. */

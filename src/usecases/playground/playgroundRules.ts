@@ -174,3 +174,14 @@ export function reachableCollections(
   const named = new Set(keys.flatMap((k) => k.collections ?? []).map((c) => c.toLowerCase()));
   return catalogue.filter((c) => named.has(c.toLowerCase()));
 }
+
+/**
+ * The messages of a search's filter warnings, as the page shows them above its rows: an empty table with no word of
+ * why (a field the collection never carries, a journal spelled otherwise) reads as "nothing exists".
+ */
+export function warningMessages(warnings: readonly unknown[] | undefined): string[] {
+  return (warnings ?? []).flatMap((w) => {
+    const message = typeof w === "object" && w !== null ? (w as { message?: unknown }).message : undefined;
+    return typeof message === "string" && message !== "" ? [message] : [];
+  });
+}
