@@ -142,14 +142,27 @@ export async function absentFieldWarnings(
   answered: ReadonlySet<string>,
   now = Date.now(),
 ): Promise<AbsentFieldWarning[]> {
-  const silent = new Map<string, { collection: string; requested: string; filter: FilterNode | "skip" | undefined }>();
-  for (const l of lists)
-    if (!answered.has(l.collection.name) && !silent.has(l.collection.name))
-      silent.set(l.collection.name, { collection: l.collection.name, requested: l.requested.name, filter: l.filter });
+  // a collection listed more than once (named, and as a meta-collection's member) is asked once, about every field
+  // and value its lists' filters require
+  const silent = new Map<
+    string,
+    { collection: string; requested: string; filters: (FilterNode | "skip" | undefined)[] }
+  >();
+  for (const l of lists) {
+    if (answered.has(l.collection.name)) continue;
+    const known = silent.get(l.collection.name);
+    if (known) known.filters.push(l.filter);
+    else
+      silent.set(l.collection.name, {
+        collection: l.collection.name,
+        requested: l.requested.name,
+        filters: [l.filter],
+      });
+  }
   // best effort: an engine that cannot answer leaves the warning out, never the search
   const perCollection = await Promise.all(
-    [...silent.values()].map(async ({ collection, requested, filter }) => {
-      const fields = fieldsRequired(filter).filter(asksAbout);
+    [...silent.values()].map(async ({ collection, requested, filters }) => {
+      const fields = [...new Set(filters.flatMap(fieldsRequired))].filter(asksAbout);
       if (fields.length === 0) return [];
       const absent = await Promise.all(
         fields.map((field) => fieldAbsent(engine, collection, field, now).catch(() => false)),
@@ -167,7 +180,7 @@ export async function absentFieldWarnings(
       const inventory = await engine.getInventory(collection).catch(() => null);
       if (!inventory) return warnings;
       for (const field of named)
-        for (const value of valuesRequired(filter, field)) {
+        for (const value of new Set(filters.flatMap((filter) => valuesRequired(filter, field)))) {
           const nearest = nearestHeld(inventory, field, value);
           if (nearest === null) continue;
           const where = whereOf(collection, requested);
