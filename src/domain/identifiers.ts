@@ -172,3 +172,20 @@ export function citingOfWork(
     openalex: ids.openalex,
   };
 }
+
+// --- a trial's phase -------------------------------------------------------------------------------------------------
+
+const ROMAN_PHASES: Record<string, string> = { i: "1", ii: "2", iii: "3", iv: "4" };
+
+/**
+ * A trial phase as registries and people write it, in the form the index holds: "Phase 3", "phase III", "PHASE3",
+ * "Phase-3", "3" → "phase3"; "Early Phase 1", "EARLY_PHASE1" → "early_phase1". Null for anything else ("Phase 1/2",
+ * "N/A"), which a filter then matches as written.
+ */
+export function canonicalTrialPhase(raw: string): string | null {
+  const match = /^(early[\s_-]*)?(?:phase[\s_-]*)?([1-4]|i{1,3}|iv)$/i.exec(raw.trim());
+  if (!match) return null;
+  const number = ROMAN_PHASES[match[2].toLowerCase()] ?? match[2];
+  if (match[1] && number !== "1") return null;
+  return `${match[1] ? "early_" : ""}phase${number}`;
+}

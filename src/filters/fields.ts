@@ -26,6 +26,7 @@ type FieldValueKind =
   | "pmid"
   | "pmcid"
   | "nct_id"
+  | "trial_phase"
   | "author_id";
 
 export interface FieldSpec {
@@ -64,7 +65,7 @@ const FIELD_SPECS: FieldSpec[] = [
   { name: "last_updated_date", group: "editorial", kind: "full_date" },
   { name: "nct_id", group: "editorial", kind: "nct_id" },
   { name: "overall_status", group: "editorial", kind: "text" },
-  { name: "phases", group: "editorial", kind: "text" },
+  { name: "phases", group: "editorial", kind: "trial_phase" },
   { name: "has_results", group: "editorial", kind: "boolean" },
 
   ...METRIC_FIELDS.map((name): FieldSpec => ({ name, group: "metric", kind: "metric" })),

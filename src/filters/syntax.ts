@@ -15,7 +15,14 @@ import {
   type FieldSpec,
 } from "./fields.js";
 import { didYouMean } from "../domain/didYouMean.js";
-import { canonicalDoi, canonicalIssn, canonicalNctId, canonicalPmcid, canonicalPmid } from "../domain/identifiers.js";
+import {
+  canonicalDoi,
+  canonicalIssn,
+  canonicalNctId,
+  canonicalPmcid,
+  canonicalPmid,
+  canonicalTrialPhase,
+} from "../domain/identifiers.js";
 import { MAX_FILTER_NESTING_DEPTH } from "./limits.js";
 import type { MetricField } from "../journals/metricFields.js";
 
@@ -550,6 +557,11 @@ function normalizeValue(spec: FieldSpec, raw: unknown, source: unknown): Normali
   switch (spec.kind) {
     case "text":
       return same(mustBeString("a string"));
+    case "trial_phase": {
+      // the index holds phases as phase1..phase4 and early_phase1; another spelling is matched as written
+      const phase = mustBeString("a trial phase (phase1 to phase4, early_phase1)");
+      return same(canonicalTrialPhase(phase) ?? phase);
+    }
     case "issn": {
       const issn = canonicalIssn(mustBeString("an ISSN"));
       if (!issn)

@@ -5,7 +5,7 @@ import { sourceNotice } from "../domain/integrity.js";
 import { z } from "zod";
 import { canonicalArticleType } from "../filters/articleTypes.js";
 import { parseFilterDate } from "../filters/dates.js";
-import { canonicalNctId } from "../domain/identifiers.js";
+import { canonicalNctId, canonicalTrialPhase } from "../domain/identifiers.js";
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from "./sourceIdentifiers.js";
 import type { DocumentSection, SourceItem } from "./sourceDocument.js";
 import { readableIssues, readJsonLineItems } from "./sourceFiles.js";
@@ -88,7 +88,8 @@ const jsonlRecord = z
     last_updated_date: date(false),
     nct_id: identifier("ClinicalTrials.gov id", canonicalNctId),
     overall_status: text,
-    phases: texts,
+    // "Phase 3", "PHASE3": held as phase3, the form filters match
+    phases: texts.transform((v) => v && v.map((phase) => canonicalTrialPhase(phase) ?? phase)),
     has_results: z.boolean().nullish(),
   })
   .refine((r) => !(r.text != null && r.sections != null), { message: 'give "text" or "sections", not both' });

@@ -604,6 +604,22 @@ describe("values", () => {
   });
 
   it.each([
+    ["Phase 3", "phase3"],
+    ["PHASE3", "phase3"],
+    ["phase III", "phase3"],
+    ["Phase-iv", "phase4"],
+    ["2", "phase2"],
+    ["EARLY_PHASE1", "early_phase1"],
+    ["Early Phase I", "early_phase1"],
+  ])("phases %j is matched as the index holds it, %s", (spelled, held) => {
+    expect(astOf({ phases: spelled }, editorial)).toEqual(eq("phases", held));
+    expect(compile({ phases: spelled }, [editorial]).applied).toEqual({ phases: held });
+  });
+  it.each(["Phase 1/2", "N/A", "early phase 2"])("phases %j, no single phase, is matched as written", (spelled) => {
+    expect(astOf({ phases: spelled }, editorial)).toEqual(eq("phases", spelled));
+  });
+
+  it.each([
     [{ open_access: "true" }, "open_access"],
     [{ medical_board_approved: 1 }, "medical_board_approved"],
     [{ chapter_number: "three" }, "chapter_number"],

@@ -50,6 +50,7 @@ describe("jsonl reader", () => {
           topic: "cardiology",
           last_updated_date: "2024-01-02",
           nct_id: "nct01234567",
+          phases: ["Phase 2", "PHASE3", "Phase 1/2"],
         }),
       ]),
     );
@@ -73,7 +74,13 @@ describe("jsonl reader", () => {
         { section: "methods", text: "We reviewed." },
         { section: "results", text: "It works." },
       ],
-      metadata: { topic: "cardiology", last_updated_date: "2024-01-02", nct_id: "NCT01234567" },
+      metadata: {
+        topic: "cardiology",
+        last_updated_date: "2024-01-02",
+        nct_id: "NCT01234567",
+        // held as filters match them; a spelling of no single phase as written
+        phases: ["phase2", "phase3", "Phase 1/2"],
+      },
     });
   });
 
