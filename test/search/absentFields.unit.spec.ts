@@ -89,4 +89,15 @@ describe("absentFieldWarnings", () => {
     // a name held, case aside, is no warning
     expect(await absentFieldWarnings(engine, [list("dated", inJournal("the lancet"))], new Set())).toEqual([]);
   });
+
+  it("checks the first ten values of a long list, however many are sent", async () => {
+    const values = Array.from({ length: 5_000 }, (_, i) => `Journal of nothing ${i} ${"x".repeat(300)}`);
+    const warnings = await absentFieldWarnings(
+      engine,
+      [list("dated", { kind: "in", field: "journal", values })],
+      new Set(),
+    );
+    expect(warnings.map((w) => w.value)).toEqual(values.slice(0, 10));
+    expect(warnings[0].message.length).toBeLessThan(600);
+  });
 });

@@ -39,6 +39,15 @@ type ListedField = (typeof LISTED_FIELDS)[number];
 const MAX_SUGGESTIONS = 3;
 
 /**
+ * The values of one field checked per collection, the first named: as doi_not_in_collection's first ten. A filter may
+ * list tens of thousands, and each check reads every name the collection holds.
+ */
+const MAX_VALUES_CHECKED = 10;
+
+/** A value sent is quoted in the message up to this many characters (the warning's `value` carries it whole). */
+const SHOWN_VALUE_CHARS = 200;
+
+/**
  * The fields a filter requires a document to carry: those of its conditions outside any `not` (a negated condition on
  * a missing field excludes nothing), each once in the order first met.
  */
@@ -66,29 +75,46 @@ function valuesRequired(node: FilterNode | "skip" | undefined, field: string): s
 
 const wordsOf = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
-/**
- * The names of `field` the inventory holds that come nearest `value`, most documents first: those holding every word
- * of it ("lancet" -> "The Lancet", "The Lancet Oncology"), else those whose words start with its words. Null when the
- * inventory holds `value` itself (case aside: the engines compare these fields without case) or cannot tell (it was
- * cut short).
- */
-function nearestHeld(inventory: CollectionInventory, field: ListedField, value: string): string[] | null {
-  if (inventory.truncated) return null;
+/** The names of one field a collection's inventory holds: documents per name, and each name's words. */
+interface HeldNames {
+  documents: Map<string, number>;
+  lowerCased: Set<string>;
+  words: Map<string, string[]>;
+}
+
+function heldNames(inventory: CollectionInventory, field: ListedField): HeldNames {
   const documents = new Map<string, number>();
   for (const entry of inventory.entries) {
     const name = entry[field];
     if (name) documents.set(name, (documents.get(name) ?? 0) + entry.documents);
   }
-  const sent = value.toLowerCase();
-  if ([...documents.keys()].some((name) => name.toLowerCase() === sent)) return null;
+  const names = [...documents.keys()];
+  return {
+    documents,
+    lowerCased: new Set(names.map((name) => name.toLowerCase())),
+    words: new Map(names.map((name) => [name, wordsOf(name)])),
+  };
+}
+
+/**
+ * The names held that come nearest `value`, most documents first: those holding every word of it ("lancet" -> "The
+ * Lancet", "The Lancet Oncology"), else those whose words start with its words. Null when `value` itself is held (case
+ * aside: the engines compare these fields without case).
+ */
+function nearestHeld(held: HeldNames, value: string): string[] | null {
+  if (held.lowerCased.has(value.toLowerCase())) return null;
   const asked = wordsOf(value);
   if (asked.length === 0) return [];
   const byDocuments = (names: string[]) =>
-    names.sort((a, b) => documents.get(b)! - documents.get(a)! || a.localeCompare(b)).slice(0, MAX_SUGGESTIONS);
-  const names = [...documents.keys()];
-  const whole = names.filter((name) => asked.every((w) => wordsOf(name).includes(w)));
+    names
+      .sort((a, b) => held.documents.get(b)! - held.documents.get(a)! || a.localeCompare(b))
+      .slice(0, MAX_SUGGESTIONS);
+  const names = [...held.words.entries()];
+  const whole = names.filter(([, words]) => asked.every((w) => words.includes(w))).map(([name]) => name);
   if (whole.length > 0) return byDocuments(whole);
-  return byDocuments(names.filter((name) => asked.every((w) => wordsOf(name).some((held) => held.startsWith(w)))));
+  return byDocuments(
+    names.filter(([, words]) => asked.every((w) => words.some((word) => word.startsWith(w)))).map(([name]) => name),
+  );
 }
 
 function unmatchedMessage(field: ListedField, value: string, where: string, nearest: string[]): string {
@@ -100,7 +126,8 @@ function unmatchedMessage(field: ListedField, value: string, where: string, near
     field === "journal"
       ? "Send the name as the works spell it, or filter by issn, which matches a journal however its title is spelled."
       : "Send the name as the works spell it.";
-  return `no document of ${where} has ${field} "${value}" (names are matched whole, case aside)${held}. ${instead}`;
+  const shown = value.length > SHOWN_VALUE_CHARS ? `${value.slice(0, SHOWN_VALUE_CHARS)}…` : value;
+  return `no document of ${where} has ${field} "${shown}" (names are matched whole, case aside)${held}. ${instead}`;
 }
 
 const whereOf = (collection: string, requested: string) =>
@@ -178,10 +205,13 @@ export async function absentFieldWarnings(
       const named = LISTED_FIELDS.filter((field) => fields.includes(field) && !absent[fields.indexOf(field)]);
       if (named.length === 0) return warnings;
       const inventory = await engine.getInventory(collection).catch(() => null);
-      if (!inventory) return warnings;
-      for (const field of named)
-        for (const value of new Set(filters.flatMap((filter) => valuesRequired(filter, field)))) {
-          const nearest = nearestHeld(inventory, field, value);
+      // an inventory cut short cannot tell a name it lacks from one it dropped
+      if (!inventory || inventory.truncated) return warnings;
+      for (const field of named) {
+        const held = heldNames(inventory, field);
+        const values = [...new Set(filters.flatMap((filter) => valuesRequired(filter, field)))];
+        for (const value of values.slice(0, MAX_VALUES_CHECKED)) {
+          const nearest = nearestHeld(held, value);
           if (nearest === null) continue;
           const where = whereOf(collection, requested);
           warnings.push({
@@ -193,6 +223,7 @@ export async function absentFieldWarnings(
             message: unmatchedMessage(field, value, where, nearest),
           });
         }
+      }
       return warnings;
     }),
   );
