@@ -152,6 +152,8 @@ describe.each(ENGINES)("screening and reaching works on the %s engine", (engine)
       // a link copied with its tracking parameters: the URL's own query string, not the route's
       `/api/v1/works/https://doi.org/${CORRECTED_OPENALEX}?utm_source=pubmed&utm_medium=email`,
       `/api/v1/works/https://pubmed.ncbi.nlm.nih.gov/${CORRECTED_OPENALEX_PMID}/?from_term=x`,
+      // a parameter named like a property every object has (constructor, toString) is the link's too
+      `/api/v1/works/https://doi.org/${CORRECTED_OPENALEX}?constructor=x&toString=y`,
     ]) {
       const res = await raw(id);
       expect(res.status, id).toBe(200);

@@ -35,7 +35,9 @@ const route = declareRoute<WorksRouteDeps>;
  */
 function workQuery<S extends z.ZodObject>(ctx: { params: Record<string, unknown>; query: unknown }, schema: S) {
   if (!/^https?:/i.test(restOfPathId(ctx))) return parseOr422(schema, ctx.query);
-  const own = Object.entries(ctx.query as Record<string, unknown>).filter(([name]) => name in schema.shape);
+  const own = Object.entries(ctx.query as Record<string, unknown>).filter(([name]) =>
+    Object.hasOwn(schema.shape, name),
+  );
   return parseOr422(schema, Object.fromEntries(own));
 }
 const worksRoute = { tag: "works", access: "apiKey" } as const;
