@@ -29,14 +29,19 @@ export type FilterNode =
 
 /**
  * The values filters name for one field (eq and in, under and, or and not), each once, in the order first met; "skip"
- * and absent filters name none.
+ * and absent filters name none. `outsideNot`: only those a document must match, not those under a `not`.
  */
-export function valuesNamed(filters: Iterable<FilterNode | "skip" | undefined>, field: string): string[] {
+export function valuesNamed(
+  filters: Iterable<FilterNode | "skip" | undefined>,
+  field: string,
+  { outsideNot = false }: { outsideNot?: boolean } = {},
+): string[] {
   const values = new Set<string>();
   const walk = (node: FilterNode): void => {
     if (node.kind === "and" || node.kind === "or") node.children.forEach(walk);
-    else if (node.kind === "not") walk(node.child);
-    else if (node.kind === "eq" && node.field === field) values.add(String(node.value));
+    else if (node.kind === "not") {
+      if (!outsideNot) walk(node.child);
+    } else if (node.kind === "eq" && node.field === field) values.add(String(node.value));
     else if (node.kind === "in" && node.field === field) node.values.forEach((v) => values.add(String(v)));
   };
   for (const node of filters) if (node && node !== "skip") walk(node);

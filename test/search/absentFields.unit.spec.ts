@@ -86,6 +86,12 @@ describe("absentFieldWarnings", () => {
     expect(warning).toMatchObject({ code: "filter_value_unmatched", field: "journal", value: "Lancet" });
     expect(warning.suggestions).toEqual(["The Lancet", "The Lancet Oncology"]);
     expect(warning.message).toContain("filter by issn");
+    // a name under not is none the documents must have
+    const notLancet: FilterNode = {
+      kind: "and",
+      children: [inJournal("BMJ"), { kind: "not", child: inJournal("Lancet") }],
+    };
+    expect(await absentFieldWarnings(engine, [list("dated", notLancet)], new Set())).toEqual([]);
     // a name held, case aside, is no warning
     expect(await absentFieldWarnings(engine, [list("dated", inJournal("the lancet"))], new Set())).toEqual([]);
   });

@@ -6,7 +6,7 @@
 //   "The Lancet"), with the names it holds that come nearest, from its inventory (documents per journal identity).
 // Asked only for a collection that gave the search no candidate at all; the engine's answer on a field is remembered a
 // few minutes per index.
-import type { FilterNode } from "../../filters/ast.js";
+import { valuesNamed, type FilterNode } from "../../filters/ast.js";
 import { fieldSpec } from "../../filters/fields.js";
 import type { SearchEngine } from "../../retrieval/port.js";
 import type { CollectionInventory } from "../../domain/inventory.js";
@@ -61,18 +61,6 @@ function fieldsRequired(node: FilterNode | "skip" | undefined): string[] {
   return [...fields];
 }
 
-/** The values a filter's `eq` and `in` conditions on `field` outside any `not` name, each once. */
-function valuesRequired(node: FilterNode | "skip" | undefined, field: string): string[] {
-  const values = new Set<string>();
-  const walk = (n: FilterNode): void => {
-    if (n.kind === "and" || n.kind === "or") n.children.forEach(walk);
-    else if (n.kind === "eq" && n.field === field) values.add(String(n.value));
-    else if (n.kind === "in" && n.field === field) n.values.forEach((v) => values.add(String(v)));
-  };
-  if (node && node !== "skip") walk(node);
-  return [...values];
-}
-
 const wordsOf = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 
 /** The names of one field a collection's inventory holds: documents per name, and each name's words. */
@@ -82,7 +70,18 @@ interface HeldNames {
   words: Map<string, string[]>;
 }
 
+/** Per inventory read (the engines keep one until the collection changes), the names of each field. */
+const heldOf = new WeakMap<CollectionInventory, Map<ListedField, HeldNames>>();
+
 function heldNames(inventory: CollectionInventory, field: ListedField): HeldNames {
+  let perField = heldOf.get(inventory);
+  if (!perField) heldOf.set(inventory, (perField = new Map()));
+  let held = perField.get(field);
+  if (!held) perField.set(field, (held = namesOf(inventory, field)));
+  return held;
+}
+
+function namesOf(inventory: CollectionInventory, field: ListedField): HeldNames {
   const documents = new Map<string, number>();
   for (const entry of inventory.entries) {
     const name = entry[field];
@@ -209,7 +208,7 @@ export async function absentFieldWarnings(
       if (!inventory || inventory.truncated) return warnings;
       for (const field of named) {
         const held = heldNames(inventory, field);
-        const values = [...new Set(filters.flatMap((filter) => valuesRequired(filter, field)))];
+        const values = valuesNamed(filters, field, { outsideNot: true });
         for (const value of values.slice(0, MAX_VALUES_CHECKED)) {
           const nearest = nearestHeld(held, value);
           if (nearest === null) continue;
