@@ -331,6 +331,17 @@ describe("assisted search", () => {
     expect(a.body.billing).toEqual({ chargedResults: 0, tokensCharged: 0 });
     expect([a.body.withheldByMaxCost, a.body.nextRowCost]).toEqual([undefined, undefined]);
     // a cap answers its fields as a live answer does; free, it holds nothing back
+    // the caller's filters hold on the synthetic rows
+    const reviews = await assisted(key, {
+      collection: "scifact",
+      query: ANSWERABLE,
+      filters: { article_type: "review" },
+    });
+    expect(reviews.status, JSON.stringify(reviews.body)).toBe(200);
+    expect(reviews.body.results.length).toBeGreaterThan(0);
+    expect(reviews.body.results.map((r: any) => r.metadata.article_type)).toEqual(
+      reviews.body.results.map(() => "review"),
+    );
     const capped = await assisted(key, { collection: "scifact", query: ANSWERABLE, maxCost: "0.0001" });
     expect([capped.status, capped.body.withheldByMaxCost, capped.body.nextRowCost]).toEqual([200, 0, null]);
     expect(await ops.balanceOf(org.id)).toBe("1.000000");

@@ -513,6 +513,32 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
       });
     });
 
+    it("keep only the synthetic rows their filters select, as the live engines would", async () => {
+      const { orgId } = await liveKey();
+      const sandbox = (await ops.newKey(orgId, { mode: "test" })).key;
+      const filters = { publication_date: { gte: "2020-01-01" }, article_type: "research-article", open_access: true };
+      const body = { collection: "scifact", query: QUERY, limit: 3, filters };
+      const res = await call("POST", "/api/v1/search/query", { key: sandbox, body });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.filtersApplied).toBeTruthy();
+      const rows = res.body.results as { metadata: Record<string, unknown> }[];
+      expect(rows.length).toBe(3);
+      for (const { metadata } of rows) {
+        expect(metadata).toMatchObject({ article_type: "research-article", open_access: true, synthetic: true });
+        expect(String(metadata.publication_date) >= "2020-01-01", String(metadata.publication_date)).toBe(true);
+      }
+      const preview = await call("POST", "/api/v1/search/preview", { key: sandbox, body });
+      expect((preview.body.results as { id: string }[]).map((r) => r.id)).toEqual(
+        (res.body.results as { id: string }[]).map((r) => r.id),
+      );
+      // a field no synthetic row carries selects none of them, as it selects no live row without it
+      const doi = await call("POST", "/api/v1/search/query", {
+        key: sandbox,
+        body: { collection: "scifact", query: QUERY, filters: { doi: "10.5555/held-by-no-collection" } },
+      });
+      expect([doi.status, doi.body.results]).toEqual([200, []]);
+    });
+
     it("refuse what a live key is refused, with the same status and code", async () => {
       const { orgId, key } = await liveKey();
       const sandbox = (await ops.newKey(orgId, { mode: "test" })).key;

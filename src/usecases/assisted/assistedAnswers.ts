@@ -8,7 +8,8 @@ import { searchChargeKey } from "../accounts/chargeBatch.js";
 import type { AuthContext } from "../auth/context.js";
 import { completeIdempotencyKey } from "../search/previewIdempotency.js";
 import { PAYLOAD_VERSION, saveQueryRecord, type AssistedPayload, type QueryRecord } from "../search/queryCache.js";
-import { syntheticRows } from "../search/sandbox.js";
+import { syntheticRowFilter, syntheticRows } from "../search/sandbox.js";
+import type { PreparedRetrieval } from "../search/pipeline.js";
 import {
   type AssistedAnswer,
   type AssistedContext,
@@ -109,11 +110,13 @@ export async function sandboxAnswer(
   auth: AuthContext,
   request: AssistedRequest,
   names: string[],
+  prepared: PreparedRetrieval,
   started: number,
   idempotencyKey?: string,
 ): Promise<AssistedAnswer> {
   const { db, clock } = ctx.deps;
-  const rows = syntheticRows(request.query, names, request.limit);
+  // the caller's filters hold on synthetic rows as on live ones
+  const rows = syntheticRows(request.query, names, request.limit, syntheticRowFilter(prepared));
   const verdicts: AssistedPayload["verdicts"] = {};
   for (const row of rows)
     verdicts[row.id] = {

@@ -93,7 +93,9 @@ export async function launch(
   }
   const names = gated.prepared.targets.map((t) => t.requested.name);
   if (gated.kind === "sandbox")
-    return { answer: await sandboxAnswer(ctx, auth, request, names, started, options.idempotencyKey) };
+    return {
+      answer: await sandboxAnswer(ctx, auth, request, names, gated.prepared, started, options.idempotencyKey),
+    };
 
   const queryId = randomUUID();
   const deadline = Date.now() + deps.waitMs;

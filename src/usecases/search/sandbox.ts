@@ -9,7 +9,8 @@ import type { CachedRow } from "../../domain/resultRow.js";
 import { PAYLOAD_VERSION, teaserOf } from "./queryCache.js";
 import type { AuthContext } from "../auth/context.js";
 import { Rejection } from "../../domain/rejection.js";
-import type { LikeTarget } from "./pipeline.js";
+import type { LikeTarget, PreparedRetrieval } from "./pipeline.js";
+import { compileToPredicate } from "../../filters/compileToPredicate.js";
 import { workCondition } from "./moreLikeThis.js";
 
 /** What a sandbox key can do, for the refusals of what it cannot. */
@@ -90,17 +91,78 @@ export function sandboxLike(work: string, collection: string): LikeTarget {
   };
 }
 
-const TOPICS = ["cohort study", "randomized trial", "systematic review", "case series", "mechanistic study"];
+/** The kinds of study a synthetic row stands in for, with the article type each is filed under. */
+const TOPICS: readonly { topic: string; articleType: string }[] = [
+  { topic: "cohort study", articleType: "research-article" },
+  { topic: "randomized trial", articleType: "research-article" },
+  { topic: "systematic review", articleType: "review" },
+  { topic: "case series", articleType: "case-report" },
+  { topic: "mechanistic study", articleType: "research-article" },
+];
 
-export function syntheticRows(query: string, collections: string[], limit: number): CachedRow[] {
+/** Candidates drawn per collection searched, so a filter that keeps one row in twenty still fills a page of ten. */
+const CANDIDATES_PER_COLLECTION = 200;
+
+/**
+ * Whether a synthetic row of a requested collection passes the request's filters, as the live engines would judge its
+ * metadata: the filter compiled for any physical collection behind the name (a collection the filter cannot apply
+ * to gives no row). Every row passes when the request has no filters.
+ */
+type SyntheticRowFilter = (collection: string, metadata: Readonly<Record<string, unknown>>) => boolean;
+
+export function syntheticRowFilter(prepared: PreparedRetrieval): SyntheticRowFilter {
+  const plan = prepared.plan;
+  if (!plan) return () => true;
+  const byName = new Map<string, ((metadata: Readonly<Record<string, unknown>>) => boolean)[]>();
+  for (const target of prepared.targets) {
+    const predicates = byName.get(target.requested.name) ?? [];
+    for (const physical of target.physical) {
+      const filter = plan.perCollection.get(physical.name);
+      if (filter === "skip") continue;
+      predicates.push(filter === undefined ? () => true : compileToPredicate(filter));
+    }
+    byName.set(target.requested.name, predicates);
+  }
+  return (collection, metadata) => (byName.get(collection) ?? []).some((accepts) => accepts(metadata));
+}
+
+/**
+ * Deterministic synthetic rows for a sandbox key: the same request always gives the same rows. Each carries the
+ * metadata a filter most often names (publication date, article type, journal, publisher, keywords, open access), and
+ * only rows that `accepts` keeps are returned, so a sandbox answer obeys the filters it echoes in `filtersApplied`;
+ * a filter on a field synthetic rows lack (a DOI, an ISSN, an author) keeps none, as it keeps no live row without it.
+ */
+export function syntheticRows(
+  query: string,
+  collections: string[],
+  limit: number,
+  accepts: SyntheticRowFilter = () => true,
+): CachedRow[] {
   const n = Math.min(limit, 3 * collections.length, 10);
   const rows: CachedRow[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < CANDIDATES_PER_COLLECTION * collections.length && rows.length < n; i++) {
     const collection = collections[i % collections.length]!;
     const digest = createHash("sha256").update(`${collection}\u0000${query}\u0000${i}`).digest("hex");
-    const topic = TOPICS[parseInt(digest.slice(0, 2), 16) % TOPICS.length]!;
+    const byte = (k: number) => parseInt(digest.slice(2 * k, 2 * k + 2), 16);
+    const { topic, articleType } = TOPICS[byte(0) % TOPICS.length]!;
+    const metadata = {
+      chunk_index: 0,
+      doc_id: `syn_doc_${digest.slice(20, 32)}`,
+      title: `Synthetic ${topic} on ${query.slice(0, 60)}`,
+      authors: ["Sandbox A", "Sandbox B"],
+      doi: null,
+      journal: "Sandbox Journal of Synthetic Results",
+      publisher: "Sandbox Press",
+      keywords: [topic],
+      publication_date: `20${10 + (byte(1) % 15)}-${String(1 + (byte(2) % 12)).padStart(2, "0")}-01`,
+      article_type: articleType,
+      open_access: byte(3) % 2 === 0,
+      synthetic: true,
+    };
+    if (!accepts(collection, metadata)) continue;
+    const k = rows.length;
     const text =
-      `[SYNTHETIC] This sandbox result ${i + 1} stands in for a passage about "${query}" from a ${topic}. It ` +
+      `[SYNTHETIC] This sandbox result ${k + 1} stands in for a passage about "${query}" from a ${topic}. It ` +
       "contains no licensed content and is generated from the query so the same request always gives the same " +
       "result.";
     rows.push({
@@ -109,18 +171,8 @@ export function syntheticRows(query: string, collections: string[], limit: numbe
       physical: collection,
       text,
       teaser: teaserOf(text),
-      metadata: {
-        chunk_index: 0,
-        doc_id: `syn_doc_${digest.slice(20, 32)}`,
-        title: `Synthetic ${topic} on ${query.slice(0, 60)}`,
-        authors: ["Sandbox A", "Sandbox B"],
-        doi: null,
-        journal: "Sandbox Journal of Synthetic Results",
-        publication_date: `20${10 + (parseInt(digest.slice(2, 4), 16) % 15)}-01-01`,
-        article_type: "other",
-        synthetic: true,
-      },
-      relevance: Math.round((0.95 - i * 0.05) * 1000) / 1000,
+      metadata,
+      relevance: Math.round((0.95 - k * 0.05) * 1000) / 1000,
       tokens: 0,
       costMicros: "0",
       pricePer1000Micros: "0",

@@ -1,0 +1,47 @@
+// A sandbox key's synthetic rows: the same request gives the same rows, and only rows the request's filters select.
+import { describe, expect, it } from "vitest";
+import { syntheticRows } from "../../src/usecases/search/sandbox.js";
+
+describe("syntheticRows", () => {
+  it("gives the same rows for the same request, best first, all marked synthetic", () => {
+    const rows = syntheticRows("statins and diabetes", ["scifact", "openalex-synergy"], 5);
+    expect(syntheticRows("statins and diabetes", ["scifact", "openalex-synergy"], 5)).toEqual(rows);
+    expect(rows.map((r) => r.collection)).toEqual([
+      "scifact",
+      "openalex-synergy",
+      "scifact",
+      "openalex-synergy",
+      "scifact",
+    ]);
+    expect(rows.map((r) => r.relevance)).toEqual([0.95, 0.9, 0.85, 0.8, 0.75]);
+    for (const r of rows)
+      expect([r.metadata.synthetic, r.costMicros, r.text.startsWith("[SYNTHETIC]")]).toEqual([true, "0", true]);
+  });
+
+  it("keeps only the rows the filter accepts, still filling the page and ranking what it keeps", () => {
+    const recentReviews = syntheticRows(
+      "statins and diabetes",
+      ["scifact"],
+      3,
+      (_c, m) => m.article_type === "review" && String(m.publication_date) >= "2022",
+    );
+    expect(recentReviews.length).toBe(3);
+    for (const r of recentReviews)
+      expect([r.metadata.article_type, String(r.metadata.publication_date) >= "2022"]).toEqual(["review", true]);
+    expect(recentReviews.map((r) => r.relevance)).toEqual([0.95, 0.9, 0.85]);
+    // the filter decides per collection: a collection it leaves out gives no row
+    const one = syntheticRows(
+      "statins and diabetes",
+      ["scifact", "clinical-digest"],
+      4,
+      (c) => c === "clinical-digest",
+    );
+    expect(one.map((r) => r.collection)).toEqual([
+      "clinical-digest",
+      "clinical-digest",
+      "clinical-digest",
+      "clinical-digest",
+    ]);
+    expect(syntheticRows("statins and diabetes", ["scifact"], 3, () => false)).toEqual([]);
+  });
+});
