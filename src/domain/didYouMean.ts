@@ -24,7 +24,7 @@ function editDistance(a: string, b: string): number {
  * for publication_date), the same name spelled differently, a name within a few edits (about one in three
  * characters), or the one name that starts with what was sent. Never `input` itself.
  */
-function nearestName(
+export function nearestName(
   input: string,
   candidates: readonly string[],
   aliases: Readonly<Record<string, string>> = {},

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { WEBHOOK_EVENT_TYPES } from "../domain/webhooks.js";
 import { isCalendarDay } from "../domain/calendarDay.js";
+import { nearestName } from "../domain/didYouMean.js";
 import { plainCollectionSchema } from "../domain/collectionDefinitions.js";
 import { ApiError } from "./errors.js";
 import { DEFAULT_IMAGE_OPTIONS, type ImageOptions } from "../usecases/figures/figureImages.js";
@@ -208,17 +209,27 @@ const OTHER_APIS_NAMES: Readonly<Record<string, string>> = {
 
 /**
  * The refusal of unknown fields, naming each and, when it is a field of this endpoint in another endpoint's spelling
- * (`image_quality` on /{collection}) or another API's name for one (`max_results`, `top_k`), the field this one takes.
+ * (`image_quality` on /{collection}), another API's name for one (`max_results`, `top_k`) or a typo of one (`limt`),
+ * the field this one takes; a field none of these explains is answered with the list of fields the endpoint takes.
  * The known fields are the schema's own, so a field added to a schema is accepted and suggested without a second list.
  */
 function unknownFieldsMessage(keys: readonly string[], known: readonly string[]): string {
+  let unexplained = false;
   const named = keys.slice(0, 10).map((key) => {
     const respelled = known.find((k) => spellingOf(k) === spellingOf(key));
     if (respelled) return `${key} (this endpoint spells it ${respelled})`;
     const other = known.find((k) => spellingOf(k) === OTHER_APIS_NAMES[spellingOf(key)]);
-    return other ? `${key} (this endpoint takes ${other})` : key;
+    if (other) return `${key} (this endpoint takes ${other})`;
+    // a typo of one of its own fields (`limt`, `colection`)
+    const near = nearestName(key, known);
+    if (near) return `${key} (did you mean ${near}?)`;
+    unexplained = true;
+    return key;
   });
-  return `unknown field(s): ${named.join(", ")}`;
+  // each field once, in its first spelling (the camelCase aliases of /query's options go without saying)
+  const listed = known.filter((k, i) => known.findIndex((other) => spellingOf(other) === spellingOf(k)) === i);
+  const takes = unexplained ? `; this endpoint takes ${listed.join(", ")}` : "";
+  return `unknown field(s): ${named.join(", ")}${takes}`;
 }
 
 /** A request body that refuses any field it does not declare, with unknownFieldsMessage. */

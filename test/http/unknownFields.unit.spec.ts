@@ -31,14 +31,24 @@ describe("unknown body fields", () => {
     expect(err.message).toContain("include_figures (this endpoint spells it includeFigures)");
   });
 
-  it("/query: an unknown field is refused by name; a made-up one gets no suggestion", () => {
+  it("/query: an unknown field is refused by name, a typo with the field it nears, a made-up one with the list", () => {
     const err = refusal(queryBody, {
       collection: "scifact",
       query: "hair cortisol",
       includeImages: true,
       colour: "red",
     });
-    expect(err.message).toBe("unknown field(s): includeImages, colour");
+    expect(err.message).toBe(
+      "unknown field(s): includeImages (did you mean include_figures?), colour; this endpoint takes collection, " +
+        "collections, query, like, limit, filters, min_relevance, one_per_document, sort, cursor, include_metadata, " +
+        "include_figures, image_max_width, image_max_height, image_quality, max_cost",
+    );
+    expect(refusal(queryBody, { collection: "scifact", query: "x", limt: 3 }).message).toBe(
+      "unknown field(s): limt (did you mean limit?)",
+    );
+    expect(refusal(unlockBody, { queryId: "q", resultsIds: ["r"] }).message).toBe(
+      "unknown field(s): resultsIds (did you mean resultIds?)",
+    );
     expect(refusal(queryBody, { collection: "scifact", query: "x", maxCost: "1.00" }).message).toContain("maxCost");
   });
 
