@@ -889,8 +889,12 @@ export function parseOr422<S extends z.ZodType>(schema: S, value: unknown): z.ou
   const issues = customerIssues(res.error.issues).slice(0, 5);
   const problems = issues.map((i) => {
     const path = i.path.join(".");
-    if (i.code === "unrecognized_keys")
-      return i.message.startsWith("unknown field") ? i.message : `unknown field(s): ${i.keys.join(", ")}`;
+    if (i.code === "unrecognized_keys") {
+      if (i.message.startsWith("unknown field")) return i.message;
+      // a strict object declared without strictBody (query strings): its own fields name the fix alike
+      const shape = i.path.length === 0 && schema instanceof z.ZodObject ? Object.keys(schema.shape) : undefined;
+      return shape ? unknownFieldsMessage(i.keys, shape) : `unknown field(s): ${i.keys.join(", ")}`;
+    }
     return path ? `${path}: ${i.message}` : i.message;
   });
   throw new ApiError(422, "VALIDATION_ERROR", problems.join("; "), {

@@ -6,6 +6,7 @@ import {
   alertBody,
   assistedBody,
   collectionSearchBody,
+  dashboardExportQuery,
   parseOr422,
   previewBody,
   queryBody,
@@ -48,6 +49,10 @@ describe("unknown body fields", () => {
     );
     expect(refusal(unlockBody, { queryId: "q", resultsIds: ["r"] }).message).toBe(
       "unknown field(s): resultsIds (did you mean resultIds?)",
+    );
+    // a query string's strict schema names the fix alike
+    expect(refusal(dashboardExportQuery, { format: "ris", formt: "bibtex" }).message).toBe(
+      "unknown field(s): formt (did you mean format?)",
     );
     expect(refusal(queryBody, { collection: "scifact", query: "x", maxCost: "1.00" }).message).toContain("maxCost");
   });
