@@ -213,7 +213,7 @@ const OTHER_APIS_NAMES: Readonly<Record<string, string>> = {
  * the field this one takes; a field none of these explains is answered with the list of fields the endpoint takes.
  * The known fields are the schema's own, so a field added to a schema is accepted and suggested without a second list.
  */
-function unknownFieldsMessage(keys: readonly string[], known: readonly string[]): string {
+export function unknownFieldsMessage(keys: readonly string[], known: readonly string[]): string {
   let unexplained = false;
   const named = keys.slice(0, 10).map((key) => {
     const respelled = known.find((k) => spellingOf(k) === spellingOf(key));

@@ -463,6 +463,12 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
       ).toEqual(["work", "WORK_NOT_FOUND"]);
       expect((await tool("work_references", { id: "10.9999/graph.a", limit: 1 })).body.items).toHaveLength(1);
       expect((await tool("work_cited_by", { id: EOC_DOI })).body.coverage.recorded).toBe(7);
+      // a misspelt argument is named with the one the tool takes
+      const misspelt = await tool("work_references", { id: "10.9999/graph.a", limt: 1 });
+      expect([misspelt.isError, JSON.stringify(misspelt.body)]).toEqual([
+        true,
+        expect.stringContaining("limt (did you mean limit?)"),
+      ]);
       const missing = await tool("get_work", { id: "10.9999/nowhere" });
       expect(missing.isError).toBe(true);
       expect(JSON.stringify(missing.body)).toContain("WORK_NOT_FOUND");

@@ -1,6 +1,6 @@
 // The MCP tools of authors: find_authors (GET /authors?name=) and get_author (GET /authors/{id}, or with works: true
 // its works list GET /authors/{id}/works), each running the use case of its REST twin.
-import { authorSearchQuery, parseOr422, workListQuery } from "../../wire/schemas.js";
+import { authorSearchQuery, parseOr422, unknownFieldsMessage, workListQuery } from "../../wire/schemas.js";
 import { bad, objectArgs, type ToolDefinition } from "../toolKit.js";
 import { toolSchemasOf } from "../toolSchemas.js";
 
@@ -11,7 +11,7 @@ const paging = { limit: { type: "integer", minimum: 1, maximum: 100 }, cursor: {
 /** The REST query from tool arguments (numbers as the query string's text, so its rules and messages apply). */
 function queryOf(args: Record<string, unknown>, known: readonly string[]): Record<string, unknown> {
   const unknown = Object.keys(args).filter((k) => !known.includes(k));
-  if (unknown.length > 0) throw bad(`unknown field(s): ${unknown.join(", ")}`);
+  if (unknown.length > 0) throw bad(unknownFieldsMessage(unknown, known));
   const { limit, ...rest } = args;
   return { ...rest, ...(limit !== undefined ? { limit: String(limit) } : {}) };
 }

@@ -5,6 +5,7 @@ import {
   exportFormat,
   facetsRequestOf,
   parseOr422,
+  unknownFieldsMessage,
   requestedCollections,
   workListQuery,
   worksBatchBody,
@@ -36,7 +37,7 @@ function idOf(args: unknown): string {
 function pageOf(args: unknown) {
   const { limit, cursor, ...rest } = objectArgs(args);
   delete rest.id;
-  if (Object.keys(rest).length > 0) throw bad(`unknown field(s): ${Object.keys(rest).join(", ")}`);
+  if (Object.keys(rest).length > 0) throw bad(unknownFieldsMessage(Object.keys(rest), ["id", "limit", "cursor"]));
   return parseOr422(workListQuery, {
     ...(limit !== undefined ? { limit: String(limit) } : {}),
     ...(cursor !== undefined ? { cursor } : {}),
