@@ -338,8 +338,16 @@ class FilterReader {
           node,
         );
       }
+      // {"field", "operator": "gte", "value": ...}: the shape other filter APIs take, where ours makes the operator
+      // the key
+      const named = (node as Record<string, unknown>)[unknown];
+      const spelled =
+        typeof named === "string" && isOperator(named) && "value" in node
+          ? ` Write the operator as the key: {"field": "${fieldName}", "${named}": ${JSON.stringify(node.value)}}.`
+          : ` A condition reads {"field": "${fieldName}", "<operator>": value}, ` +
+            `as {"field": "${fieldName}", "eq": ...}.`;
       reject(
-        `Unknown operator "${unknown}" on field "${fieldName}"; operators are ${OPERATORS.join(", ")}.`,
+        `Unknown operator "${unknown}" on field "${fieldName}"; operators are ${OPERATORS.join(", ")}.${spelled}`,
         fieldName,
         node,
       );

@@ -72,9 +72,13 @@ const filters = z
   .optional()
   .meta({
     description:
-      "Metadata filter, simple (flat) or structured format (see Filtering in the service specification); null or " +
-      "absent: none. An unappliable filter is 422 INVALID_FILTER. A request with filters is always searched, " +
-      "never answered from the catalogue.",
+      "Metadata filter in one of two formats. Simple: field names as keys, a value, an array (any of) or a range " +
+      '(`{"publication_date": {"gte": "2018"}, "article_type": "review", "journal": ["Stress", ' +
+      '"Psychoneuroendocrinology"]}`). ' +
+      'Structured: conditions `{"field": F, "<operator>": value}` (eq, ne, in, not_in, gt, gte, lt, lte, between) ' +
+      'under `and`, `or` and `not` (`{"and": [{"field": "publication_date", "gte": "2018-01"}, {"not": [{"field": ' +
+      '"article_type", "eq": "review"}]}]}`). null or absent: none. An unappliable filter is 422 INVALID_FILTER. A ' +
+      "request with filters is always searched, never answered from the catalogue.",
   });
 const imageMaxWidth = z.number().int().min(100).max(1920);
 const imageMaxHeight = z.number().int().min(100).max(1080);

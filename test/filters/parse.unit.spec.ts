@@ -178,6 +178,18 @@ describe("formats: rejected", () => {
     ["simple: an empty array", { journal: [] }, "journal", /at least one value/],
     ["unknown operator (structured)", { field: "journal", like: "Nat%" }, "journal", /Unknown operator "like"/],
     ["unknown operator (simple value object)", { journal: { like: "Nat%" } }, "journal", /Unknown operator "like"/],
+    [
+      "the operator as a value, as other filter APIs write it",
+      { and: [{ field: "publication_date", operator: "gte", value: "2018-01" }] },
+      "publication_date",
+      /Write the operator as the key: \{"field": "publication_date", "gte": "2018-01"\}/,
+    ],
+    [
+      "an unknown operator shows a condition's shape",
+      { field: "journal", equals: "Stress" },
+      "journal",
+      /A condition reads \{"field": "journal", "<operator>": value\}/,
+    ],
     ["condition without an operator", { field: "journal" }, "journal", /has no operator/],
     ["operator without a field (structured)", { and: [{ eq: "A" }] }, undefined, /needs a "field"/],
     ["operator key at the top of a simple filter", { eq: "A" }, undefined, /needs "field" beside it/],

@@ -6,8 +6,9 @@ export const DESCRIPTIONS = {
   searchQuery: [
     "Exactly one of `collection` / `collections` (max 5; merged into one relevance-ranked list). A catalogue",
     "question sent without `filters` is answered from the catalogue (`discovery`, empty `results`, free).",
-    "`filters`: see the Filtering section of the service specification; an unappliable filter is 422",
-    "INVALID_FILTER.",
+    '`filters`: simple (`{"publication_date": {"gte": "2018"}, "article_type": "review"}`) or',
+    'structured (`{"and": [{"field": "publication_date", "gte": "2018-01"}]}`), as the `filters`',
+    "property describes; an unappliable filter is 422 INVALID_FILTER.",
   ].join(" "),
   searchAssisted: [
     "The query is read (entities, aspects, constraints such as years, article types and journals), sub-questions",
