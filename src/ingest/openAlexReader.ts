@@ -42,7 +42,7 @@ const openAlexWork = z.object({
   ids: z.record(z.string(), z.string().nullish()).nullish(),
   primary_location: location,
   best_oa_location: location,
-  open_access: z.object({ oa_status: z.string().nullish() }).nullish(),
+  open_access: z.object({ is_oa: z.boolean().nullish(), oa_status: z.string().nullish() }).nullish(),
   authorships: z
     .array(
       z.object({
@@ -69,6 +69,16 @@ type OpenAlexWork = z.infer<typeof openAlexWork>;
 
 /** OpenAlex oa_status values that mean the work is free to read; "closed" is not, null is unknown. */
 const OPEN_ACCESS_STATUSES = new Set(["gold", "green", "bronze", "hybrid", "diamond"]);
+
+/**
+ * Whether a work is free to read: OpenAlex's `is_oa` where it says, else its `oa_status` (a record may give either
+ * alone; 328 of the demo works say `is_oa: false` with no status); null when neither does.
+ */
+function openAccessOf(oa: { is_oa?: boolean | null; oa_status?: string | null } | null | undefined): boolean | null {
+  if (typeof oa?.is_oa === "boolean") return oa.is_oa;
+  const status = oa?.oa_status ?? null;
+  return status === null ? null : OPEN_ACCESS_STATUSES.has(status);
+}
 
 /** Concepts at or above this score count as keywords when a work has no MeSH headings. */
 const CONCEPT_KEYWORD_MIN_SCORE = 0.3;
@@ -153,7 +163,7 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
   const work = parsed.data;
   const venue = work.primary_location?.source;
   const title = work.title ? plainTextFromMarkup(work.title) || null : null;
-  const oaStatus = work.open_access?.oa_status ?? null;
+  const openAccess = openAccessOf(work.open_access);
   const abstract = abstractFromInvertedIndex(work.abstract_inverted_index);
   const authorships = authorshipsOf(work);
   const authors = authorships.map((a) => a.name);
@@ -178,7 +188,7 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
       keywords: keywords.length > 0 ? keywords : null,
       publication_date: isoDate(work.publication_date),
       article_type: articleTypeFromOpenAlex(work.type, title, work.is_paratext ?? false),
-      open_access: oaStatus === null ? null : OPEN_ACCESS_STATUSES.has(oaStatus),
+      open_access: openAccess,
       license: work.primary_location?.license ?? work.best_oa_location?.license ?? null,
       // as OpenAlex counted when the record was taken: what sort=cited_by_count orders by
       cited_by_count: work.cited_by_count ?? null,

@@ -116,14 +116,14 @@ describe("OpenAlex works", () => {
     expect(works.filter((w) => w.metadata.article_type === "book-chapter")).toHaveLength(23);
   });
 
-  it("takes open_access from oa_status and carries the licence", () => {
+  it("takes open_access from is_oa (oa_status where it is absent) and carries the licence", () => {
     const counts = { open: 0, closed: 0, unknown: 0 };
     for (const w of works) {
       if (w.metadata.open_access === true) counts.open += 1;
       else if (w.metadata.open_access === false) counts.closed += 1;
       else counts.unknown += 1;
     }
-    expect(counts).toEqual({ open: 919 + 806 + 694 + 409, closed: 4304, unknown: 386 });
+    expect(counts).toEqual({ open: 919 + 806 + 694 + 409, closed: 4690, unknown: 0 });
     expect(works.some((w) => w.metadata.license === "cc-by")).toBe(true);
   });
 

@@ -277,6 +277,19 @@ describe("graph edges as the readers record them", () => {
     });
   });
 
+  it("OpenAlex: open_access from is_oa, else from oa_status, else unknown", () => {
+    const oa = (open_access: unknown) =>
+      openAlexWorkToDocument({ id: "https://openalex.org/W1", open_access }).metadata.open_access;
+    expect([
+      oa({ is_oa: false, oa_status: null }),
+      oa({ is_oa: true, oa_status: "green" }),
+      oa({ oa_status: "closed" }),
+      oa({ oa_status: "gold" }),
+      oa({ is_oa: null, oa_status: null }),
+      oa(undefined),
+    ]).toEqual([false, true, false, true, null, null]);
+  });
+
   it("MEDLINE: CommentsCorrections of type Cites; a record without them records none", () => {
     const xml = `<MedlineCitationSet><MedlineCitation Status="MEDLINE"><PMID Version="1">100</PMID><Article><ArticleTitle>T</ArticleTitle></Article>
       <CommentsCorrectionsList><CommentsCorrections RefType="Cites"><RefSource>X</RefSource><PMID Version="1">200</PMID></CommentsCorrections>
