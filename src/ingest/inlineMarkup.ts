@@ -26,8 +26,25 @@ export function decodeXmlEntities(text: string): string {
   });
 }
 
+/** A subtitle tag (`Title<SUBTITLE>A Randomized Trial</SUBTITLE>`, as some publishers deposit titles). */
+const SUBTITLE_OPEN = /\s*<subtitle(?:\s[^<>]*)?>\s*/gi;
+const SUBTITLE_CLOSE = /<\/subtitle\s*>/gi;
+/**
+ * An emphasis tag between two letters: the words it sets apart lost their spaces in the source
+ * (`An<i>in vitro</i>FcRn`), so the tag becomes a space. Subscripts, superscripts and small capitals stay joined
+ * (`H<sub>2</sub>O`, `<scp>l</scp>-arginine`).
+ */
+const EMPHASIS_BETWEEN_LETTERS = /(?<=\p{L})<\/?(?:i|em|b|strong)>(?=\p{L})/giu;
+
 function stripTags(text: string): string {
-  return text.replace(BLOCK_TAG, " ").replace(INLINE_TAG, "");
+  return text
+    .replace(SUBTITLE_OPEN, (_tag, offset: number, whole: string) =>
+      /[.:?!]\s*$/.test(whole.slice(0, offset)) || offset === 0 ? " " : ": ",
+    )
+    .replace(SUBTITLE_CLOSE, " ")
+    .replace(EMPHASIS_BETWEEN_LETTERS, " ")
+    .replace(BLOCK_TAG, " ")
+    .replace(INLINE_TAG, "");
 }
 
 /**
