@@ -171,6 +171,27 @@ describe("exports for screening", () => {
     ]);
   });
 
+  it("sets a generational suffix apart from the family name, as each format's parser reads it", () => {
+    const work = { ...base, authors: ["William E. Brown Jr.", "Smith, John, III", "Vera V"] };
+    expect(cslOf(work).author).toEqual([
+      { family: "Brown", given: "William E.", suffix: "Jr." },
+      { family: "Smith", given: "John", suffix: "III" },
+      { family: "V", given: "Vera" },
+    ]);
+    expect(bibKeyOf("William E. Brown Jr.")).toMatch(/^brown2017_/);
+    const bib = parseBibtex(exportWorks("bibtex", [work]));
+    expect(bib.errors).toEqual([]);
+    expect(bib.entries[0]!.fields.author!.slice(0, 2)).toEqual([
+      { lastName: "Brown", firstName: "William E.", suffix: "Jr." },
+      { lastName: "Smith", firstName: "John", suffix: "III" },
+    ]);
+    const ris = new Cite(exportWorks("ris", [work])).data as CslItem[];
+    expect(ris[0]!.author!.slice(0, 2)).toEqual([
+      { family: "Brown", given: "William E.", suffix: "Jr." },
+      { family: "Smith", given: "John", suffix: "III" },
+    ]);
+  });
+
   it("keys entries by the first author's name in ASCII: ø → o, ß → ss, æ → ae, accents dropped", () => {
     expect(bibKeyOf("Jørgensen, Søren")).toMatch(/^jorgensen2017_[0-9a-f]{6}$/);
     expect(bibKeyOf("Anna Straße")).toMatch(/^strasse2017_/);

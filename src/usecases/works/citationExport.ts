@@ -54,26 +54,38 @@ export function exportWorks(format: ExportFormat, works: readonly ExportWork[]):
 /** Words that begin a family name: "Stan Van Uum", "Ludwig van Beethoven", "Maria de la Cruz", "Ali bin Hassan". */
 const NAME_PARTICLES = new Set("van von vander de del della der den di da das dos du la ten ter bin ibn".split(" "));
 
+/** A generational suffix ending a name ("William E. Brown Jr.", "John Smith III"). */
+const NAME_SUFFIX = /^(?:jr|sr|ii|iii|iv)\.?$/i;
+
 /**
  * A name as family and given parts: "Last, First" or "First Middle Last", the family name taking the particles before
- * its last word ("Stan Van Uum" is Van Uum, Stan); one word, a group, or a name holding the word "and" (which BibTeX
- * would read as two people) stays whole.
+ * its last word ("Stan Van Uum" is Van Uum, Stan), and a generational suffix set apart ("William E. Brown Jr." and
+ * "William E. Brown, Jr." are Brown, William E., suffix Jr.); one word, a group, or a name holding the word "and"
+ * (which BibTeX would read as two people) stays whole.
  */
-function nameParts(name: string): { family: string; given?: string } {
-  const n = name.trim().replace(/\s+/g, " ");
+function nameParts(name: string): { family: string; given?: string; suffix?: string } {
+  let n = name.trim().replace(/\s+/g, " ");
   if (/(^|\s)and(\s|$)/i.test(n)) return { family: n };
+  let suffix: string | undefined;
+  const trailing = /,?\s+(\S+)$/.exec(n);
+  if (trailing && NAME_SUFFIX.test(trailing[1]!) && n.slice(0, trailing.index).includes(" ")) {
+    suffix = trailing[1];
+    n = n.slice(0, trailing.index).replace(/,$/, "").trim();
+  }
+  const withSuffix = <T extends { family: string; given?: string }>(parts: T) =>
+    suffix ? { ...parts, suffix } : parts;
   const comma = n.indexOf(",");
-  if (comma > 0) return { family: n.slice(0, comma).trim(), given: n.slice(comma + 1).trim() || undefined };
+  if (comma > 0) return withSuffix({ family: n.slice(0, comma).trim(), given: n.slice(comma + 1).trim() || undefined });
   const words = n.split(" ");
   if (
     words.length < 2 ||
     /\b(group|consortium|committee|collaboration|investigators|network|society|association|team)\b/i.test(n)
   )
-    return { family: n };
+    return { family: name.trim().replace(/\s+/g, " ") };
   let first = words.length - 1;
   // the given names keep at least one word: "De Silva" alone is a given name and a family name
   while (first > 1 && NAME_PARTICLES.has(words[first - 1]!.toLowerCase())) first--;
-  return { family: words.slice(first).join(" "), given: words.slice(0, first).join(" ") };
+  return withSuffix({ family: words.slice(first).join(" "), given: words.slice(0, first).join(" ") });
 }
 
 const dateParts = (date: string | null): number[] | null => {
@@ -203,7 +215,12 @@ function bibAuthors(authors: readonly string[]): string | null {
   return authors
     .map((a) => nameParts(a))
     .filter((p) => p.family)
-    .map((p) => (p.given ? `${bibNamePart(p.family)}, ${bibNamePart(p.given)}` : `{${bibText(p.family)}}`))
+    .map((p) =>
+      p.given
+        ? // BibTeX's "von Last, Jr, First"
+          `${bibNamePart(p.family)}, ${p.suffix ? `${bibNamePart(p.suffix)}, ` : ""}${bibNamePart(p.given)}`
+        : `{${bibText(p.family)}}`,
+    )
     .join(" and ");
 }
 
@@ -249,7 +266,8 @@ function ris(works: readonly ExportWork[]): string {
       add("TI", w.title);
       for (const a of w.authors) {
         const p = nameParts(a);
-        add("AU", p.given ? `${p.family}, ${p.given}` : p.family);
+        // RIS's "Last, First, Suffix"
+        add("AU", p.given ? `${p.family}, ${p.given}${p.suffix ? `, ${p.suffix}` : ""}` : p.family);
       }
       add("T2", w.journal);
       add("PY", date ? String(date[0]) : null);
@@ -285,7 +303,10 @@ function cslItem(w: ExportWork): Record<string, unknown> {
       w.authors.length > 0
         ? w.authors.map((a) => {
             const p = nameParts(a);
-            return p.given ? { family: p.family, given: p.given } : { literal: p.family };
+            if (!p.given) return { literal: p.family };
+            return p.suffix
+              ? { family: p.family, given: p.given, suffix: p.suffix }
+              : { family: p.family, given: p.given };
           })
         : undefined,
     "container-title": w.journal ?? undefined,
