@@ -152,7 +152,9 @@ function abstractSections(abstractNode: unknown): DocumentSection[] {
     const category = attrOf(part, "NlmCategory");
     const label = attrOf(part, "Label");
     const section = (category && category !== "UNASSIGNED" ? category : (label ?? "abstract")).toLowerCase();
-    sections.push({ section, text });
+    // the printed heading, in sentence case, where it is not the category's own word ("TRIAL REGISTRATION")
+    const printed = label ? `${label[0]!.toUpperCase()}${label.slice(1).toLowerCase()}` : undefined;
+    sections.push(printed && printed.toLowerCase() !== section ? { section, text, label: printed } : { section, text });
   }
   return sections;
 }

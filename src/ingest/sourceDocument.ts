@@ -8,6 +8,11 @@ export interface DocumentSection {
   /** section name as stored in chunk metadata, e.g. "abstract", "methods", "results" */
   section: string;
   text: string;
+  /**
+   * the heading as the source prints it, where it says more than `section` (MEDLINE's "TRIAL REGISTRATION" under
+   * NLM's category BACKGROUND): exports lead the part with it
+   */
+  label?: string;
 }
 
 /**
@@ -110,18 +115,17 @@ interface SourceDeletion {
 export type SourceItem = SourceDocument | SourceDeletion;
 
 /**
- * Abstract sections as one text: a structured abstract's parts each led by its label ("Methods: …"), an unlabelled one
- * as it is; null without any text.
+ * Abstract sections as one text: a structured abstract's parts each led by its heading as printed ("Trial
+ * registration: …"), else its section ("Methods: …"), an unlabelled one as it is; null without any text.
  */
 export function joinedAbstract(sections: readonly DocumentSection[]): string | null {
   const parts = sections.filter((s) => s.text.trim());
   if (parts.length === 0) return null;
   if (parts.length === 1) return parts[0]!.text.trim();
   return parts
-    .map((s) =>
-      s.section === "abstract"
-        ? s.text.trim()
-        : `${s.section[0]!.toUpperCase()}${s.section.slice(1)}: ${s.text.trim()}`,
-    )
+    .map((s) => {
+      const heading = s.label ?? (s.section === "abstract" ? null : s.section);
+      return heading ? `${heading[0]!.toUpperCase()}${heading.slice(1)}: ${s.text.trim()}` : s.text.trim();
+    })
     .join("\n");
 }

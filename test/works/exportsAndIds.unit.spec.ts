@@ -335,16 +335,20 @@ describe("what the works table keeps for exports", () => {
     });
   });
 
-  it("MEDLINE: a structured abstract under its labels, and every MeSH heading, major or not", () => {
+  it("MEDLINE: a structured abstract under its printed labels, and every MeSH heading, major or not", () => {
     const xml = `<MedlineCitationSet><MedlineCitation Status="MEDLINE"><PMID Version="1">100</PMID><Article>
       <ArticleTitle>T</ArticleTitle><Abstract><AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">Why.</AbstractText>
-      <AbstractText Label="METHODS" NlmCategory="METHODS">How.</AbstractText></Abstract></Article>
+      <AbstractText Label="METHODS" NlmCategory="METHODS">How.</AbstractText>
+      <AbstractText Label="TRIAL REGISTRATION" NlmCategory="BACKGROUND">NCT00380562.</AbstractText></Abstract></Article>
       <MeshHeadingList><MeshHeading><DescriptorName MajorTopicYN="Y">Hair</DescriptorName></MeshHeading>
       <MeshHeading><DescriptorName MajorTopicYN="N">Humans</DescriptorName></MeshHeading></MeshHeadingList>
       </MedlineCitation></MedlineCitationSet>`;
     const [citation] = parseMedlineXml(xml).citations;
-    const fields = workOfDocument(medlineCitationToDocument(citation!), true).fields;
-    expect(fields.abstract).toBe("Background: Why.\nMethods: How.");
+    const document = medlineCitationToDocument(citation!);
+    const fields = workOfDocument(document, true).fields;
+    // the heading as printed; the section stays NLM's category, which the section filter reads
+    expect(fields.abstract).toBe("Background: Why.\nMethods: How.\nTrial registration: NCT00380562.");
+    expect(document.sections.map((s) => s.section)).toEqual(["background", "methods", "background"]);
     expect(fields.mesh).toEqual(["Hair", "Humans"]);
   });
 
