@@ -2,6 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { syntheticRows } from "../../src/usecases/search/sandbox.js";
 
+type Accepts = (collection: string, metadata: Readonly<Record<string, unknown>>) => boolean;
+const accepting = (accepts: Accepts) => ({ accepts, openAccessOnly: new Set<string>() });
+
 describe("syntheticRows", () => {
   it("gives the same rows for the same request, best first, all marked synthetic", () => {
     const rows = syntheticRows("statins and diabetes", ["scifact", "openalex-synergy"], 5);
@@ -23,7 +26,7 @@ describe("syntheticRows", () => {
       "statins and diabetes",
       ["scifact"],
       3,
-      (_c, m) => m.article_type === "review" && String(m.publication_date) >= "2022",
+      accepting((_c, m) => m.article_type === "review" && String(m.publication_date) >= "2022"),
     );
     expect(recentReviews.length).toBe(3);
     for (const r of recentReviews)
@@ -34,7 +37,7 @@ describe("syntheticRows", () => {
       "statins and diabetes",
       ["scifact", "clinical-digest"],
       4,
-      (c) => c === "clinical-digest",
+      accepting((c) => c === "clinical-digest"),
     );
     expect(one.map((r) => r.collection)).toEqual([
       "clinical-digest",
@@ -42,6 +45,24 @@ describe("syntheticRows", () => {
       "clinical-digest",
       "clinical-digest",
     ]);
-    expect(syntheticRows("statins and diabetes", ["scifact"], 3, () => false)).toEqual([]);
+    expect(
+      syntheticRows(
+        "statins and diabetes",
+        ["scifact"],
+        3,
+        accepting(() => false),
+      ),
+    ).toEqual([]);
+  });
+
+  it("marks every row of an open-access-only collection open access", () => {
+    const rules = { accepts: () => true, openAccessOnly: new Set(["openalex-open-access"]) };
+    const rows = syntheticRows("statins and diabetes", ["openalex-open-access", "scifact"], 10, rules);
+    expect(rows.filter((r) => r.collection === "openalex-open-access").map((r) => r.metadata.open_access)).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    expect(new Set(rows.filter((r) => r.collection === "scifact").map((r) => r.metadata.open_access)).size).toBe(2);
   });
 });

@@ -8,7 +8,7 @@ import { searchChargeKey } from "../accounts/chargeBatch.js";
 import type { AuthContext } from "../auth/context.js";
 import { completeIdempotencyKey } from "../search/previewIdempotency.js";
 import { PAYLOAD_VERSION, saveQueryRecord, type AssistedPayload, type QueryRecord } from "../search/queryCache.js";
-import { syntheticRowFilter, syntheticRows } from "../search/sandbox.js";
+import { syntheticRowRules, syntheticRows } from "../search/sandbox.js";
 import type { PreparedRetrieval } from "../search/pipeline.js";
 import {
   type AssistedAnswer,
@@ -116,7 +116,7 @@ export async function sandboxAnswer(
 ): Promise<AssistedAnswer> {
   const { db, clock } = ctx.deps;
   // the caller's filters hold on synthetic rows as on live ones
-  const rows = syntheticRows(request.query, names, request.limit, syntheticRowFilter(prepared));
+  const rows = syntheticRows(request.query, names, request.limit, syntheticRowRules(prepared));
   const verdicts: AssistedPayload["verdicts"] = {};
   for (const row of rows)
     verdicts[row.id] = {

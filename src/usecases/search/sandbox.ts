@@ -104,15 +104,24 @@ const TOPICS: readonly { topic: string; articleType: string }[] = [
 const CANDIDATES_PER_COLLECTION = 200;
 
 /**
- * Whether a synthetic row of a requested collection passes the request's filters, as the live engines would judge its
- * metadata: the filter compiled for any physical collection behind the name (a collection the filter cannot apply
- * to gives no row). Every row passes when the request has no filters.
+ * What a request's collections and filters ask of its synthetic rows: `accepts`, whether a row of a requested
+ * collection passes the filters as the live engines would judge its metadata (the filter compiled for any physical
+ * collection behind the name; a collection the filter cannot apply to gives no row), and `openAccessOnly`, the
+ * requested collections that hold open-access works only, whose rows say so.
  */
-type SyntheticRowFilter = (collection: string, metadata: Readonly<Record<string, unknown>>) => boolean;
+interface SyntheticRowRules {
+  accepts: (collection: string, metadata: Readonly<Record<string, unknown>>) => boolean;
+  openAccessOnly: ReadonlySet<string>;
+}
 
-export function syntheticRowFilter(prepared: PreparedRetrieval): SyntheticRowFilter {
+const ANY_ROW: SyntheticRowRules = { accepts: () => true, openAccessOnly: new Set() };
+
+export function syntheticRowRules(prepared: PreparedRetrieval): SyntheticRowRules {
+  const openAccessOnly = new Set(
+    prepared.targets.filter((t) => t.physical.every((c) => c.openAccessOnly)).map((t) => t.requested.name),
+  );
   const plan = prepared.plan;
-  if (!plan) return () => true;
+  if (!plan) return { accepts: () => true, openAccessOnly };
   const byName = new Map<string, ((metadata: Readonly<Record<string, unknown>>) => boolean)[]>();
   for (const target of prepared.targets) {
     const predicates = byName.get(target.requested.name) ?? [];
@@ -123,20 +132,23 @@ export function syntheticRowFilter(prepared: PreparedRetrieval): SyntheticRowFil
     }
     byName.set(target.requested.name, predicates);
   }
-  return (collection, metadata) => (byName.get(collection) ?? []).some((accepts) => accepts(metadata));
+  return {
+    accepts: (collection, metadata) => (byName.get(collection) ?? []).some((accepts) => accepts(metadata)),
+    openAccessOnly,
+  };
 }
 
 /**
  * Deterministic synthetic rows for a sandbox key: the same request always gives the same rows. Each carries the
  * metadata a filter most often names (publication date, article type, journal, publisher, keywords, open access), and
- * only rows that `accepts` keeps are returned, so a sandbox answer obeys the filters it echoes in `filtersApplied`;
+ * only rows the rules accept are returned, so a sandbox answer obeys the filters it echoes in `filtersApplied`;
  * a filter on a field synthetic rows lack (a DOI, an ISSN, an author) keeps none, as it keeps no live row without it.
  */
 export function syntheticRows(
   query: string,
   collections: string[],
   limit: number,
-  accepts: SyntheticRowFilter = () => true,
+  { accepts, openAccessOnly }: SyntheticRowRules = ANY_ROW,
 ): CachedRow[] {
   const n = Math.min(limit, 3 * collections.length, 10);
   const rows: CachedRow[] = [];
@@ -156,7 +168,7 @@ export function syntheticRows(
       keywords: [topic],
       publication_date: `20${10 + (byte(1) % 15)}-${String(1 + (byte(2) % 12)).padStart(2, "0")}-01`,
       article_type: articleType,
-      open_access: byte(3) % 2 === 0,
+      open_access: openAccessOnly.has(collection) || byte(3) % 2 === 0,
       synthetic: true,
     };
     if (!accepts(collection, metadata)) continue;

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { AuthContext } from "../auth/context.js";
 import { shapeList, type PreparedRetrieval, type SearchRequestInput } from "./pipeline.js";
 import { cachedUntil, saveQueryRecord, type QueryRecord } from "./queryCache.js";
-import { sandboxRecord, syntheticRowFilter, syntheticRows } from "./sandbox.js";
+import { sandboxRecord, syntheticRowRules, syntheticRows } from "./sandbox.js";
 import { quotaStatus } from "../limits/quotas.js";
 import { listFieldsOf, listPayload, queryOfRecord } from "./searchRecords.js";
 import { zeroBilling, type SearchContext, type SearchOutcome } from "./searchContext.js";
@@ -23,7 +23,7 @@ export async function sandboxRows(
   const names = prepared.targets.map((t) => t.requested.name);
   // the filters and the live rules on the synthetic rows, so a sandbox integration sees filters, min_relevance, sort
   // and max_cost work
-  const synthetic = syntheticRows(input.query, names, input.limit, syntheticRowFilter(prepared));
+  const synthetic = syntheticRows(input.query, names, input.limit, syntheticRowRules(prepared));
   const list = shapeList(synthetic, input, false);
   const belowMinRelevance = list.belowMinRelevance;
   const queryId = randomUUID();
