@@ -39,6 +39,8 @@ export interface McpTool {
   details?: { text?: string; inputSchema: Record<string, unknown> };
   /** per call, for gateway tools with a fixed price */
   price?: string;
+  /** the service's own tools: free, or billed (their description then says how) */
+  cost?: "free" | "billed";
   run(args: unknown, call?: ToolCallContext): Promise<unknown>;
 }
 
@@ -99,6 +101,7 @@ export const toolOf = (ctx: ToolContext, d: ToolDefinition): McpTool => ({
   description: d.description,
   inputSchema: d.schemas.listed,
   details: { ...(d.details ? { text: d.details } : {}), inputSchema: d.schemas.full },
+  cost: d.cost,
   run: (args, call) => d.run(ctx, args, call),
 });
 

@@ -326,6 +326,9 @@ describe("tools", () => {
       "demo--priced",
     ]);
     for (const t of all) expect(t.inputSchema.type).toBe("object");
+    // every tool says what it costs: the service's own free or billed in words, the gateway's by price
+    for (const t of all)
+      expect(t.price !== undefined || /^Free\b|\bBill/.test(t.description), `${t.name}: ${t.description}`).toBe(true);
     expect(all[0]!.inputSchema.properties.limit).toMatchObject({ type: "integer", minimum: 1, maximum: 30 });
     // the first sentence only in the catalogue
     expect(all.find((t) => t.name === "demo--echo")).toEqual({

@@ -16,12 +16,16 @@ import { balanceOf, toolNotFound, type McpTool, type ToolContext, type ToolDefin
 const firstSentence = (text: string) => /^.*?[.!?](?=\s|$)/s.exec(text)?.[0] ?? text;
 
 /**
- * A tool as find-tools lists it (first sentence, listed schema) or inspect-tool gives it (all its text, the full
- * schema).
+ * A tool as find-tools lists it (first sentence, listed schema; a billed tool's whole description, whose second
+ * sentence says what it bills) or inspect-tool gives it (all its text, the full schema).
  */
 const describeTool = (t: McpTool, full: boolean) => ({
   name: t.name,
-  description: full ? [t.description, t.details?.text].filter(Boolean).join(" ") : firstSentence(t.description),
+  description: full
+    ? [t.description, t.details?.text].filter(Boolean).join(" ")
+    : t.cost === "billed"
+      ? t.description
+      : firstSentence(t.description),
   inputSchema: full ? (t.details?.inputSchema ?? t.inputSchema) : t.inputSchema,
   ...(t.price !== undefined ? { price: t.price } : {}),
 });
