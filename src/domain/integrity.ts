@@ -3,7 +3,7 @@
 // says whether a work is retracted: ingestion keeps a work out of search by it, search leaves out a work flagged since
 // by it, and integrity answers `retracted` by it, so the three cannot disagree. Pure: src/ingest/ reads the sources.
 
-type IntegrityStatus = "none" | "corrected" | "expression_of_concern" | "retracted";
+type IntegrityStatus = "none" | "corrected" | "expression_of_concern" | "withdrawn" | "retracted";
 
 /**
  * Who recorded a notice: the work's own source record (`openalex`: is_retracted; `medline`: its publication types and
@@ -51,7 +51,9 @@ export function noticeType(raw: string | null | undefined): string {
   return t || "update";
 }
 
-const CORRECTING = new Set(["correction", "erratum", "partial_retraction", "withdrawal", "removal", "retraction"]);
+const CORRECTING = new Set(["correction", "erratum", "partial_retraction", "retraction"]);
+/** Notices that take a work back from its readers without the lists calling it retracted. */
+const WITHDRAWING = new Set(["withdrawal", "removal"]);
 
 /**
  * A source's own notice of a kind (is_retracted, a MEDLINE link): no notice DOI or date unless the source gives one.
@@ -120,9 +122,10 @@ export function workIntegrity(work: WorkEvidence, lists: ListsInForce): Integrit
 /**
  * The status of a work with these notices. `retracted` exactly when the retraction rule says so (isRetractedWork: what
  * keeps it out of search), so a row that search returns never reads "retracted" unless its collection keeps retracted
- * works. Otherwise an expression of concern, then any correcting notice (a correction, an erratum, a partial
- * retraction, or a withdrawal, removal or retraction notice the rule does not count as retracting the work) gives
- * `corrected`. A reinstatement changes nothing by itself.
+ * works. Otherwise a withdrawal or removal notice gives `withdrawn` (the publisher took the work back: a Cochrane
+ * review withdrawn as out of date, an article in press withdrawn), then an expression of concern, then any correcting
+ * notice (a correction, an erratum, a partial retraction, or a retraction notice the rule does not count as retracting
+ * the work) gives `corrected`. A reinstatement changes nothing by itself.
  */
 function integrityOf(notices: readonly IntegrityNotice[], flaggedRetracted: boolean): Integrity {
   const sorted = [...notices].sort(
@@ -130,6 +133,7 @@ function integrityOf(notices: readonly IntegrityNotice[], flaggedRetracted: bool
       (a.date ?? "").localeCompare(b.date ?? "") || a.type.localeCompare(b.type) || a.source.localeCompare(b.source),
   );
   if (flaggedRetracted) return { status: "retracted", notices: sorted };
+  if (sorted.some((n) => WITHDRAWING.has(n.type))) return { status: "withdrawn", notices: sorted };
   if (sorted.some((n) => n.type === "expression_of_concern"))
     return { status: "expression_of_concern", notices: sorted };
   if (sorted.some((n) => CORRECTING.has(n.type))) return { status: "corrected", notices: sorted };

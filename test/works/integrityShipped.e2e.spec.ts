@@ -19,7 +19,7 @@ import {
 } from "../support/testService.js";
 import { plainCollection, writeCollectionsConfig } from "../support/operatorContent.js";
 
-type Status = "none" | "corrected" | "expression_of_concern" | "retracted";
+type Status = "none" | "corrected" | "expression_of_concern" | "withdrawn" | "retracted";
 
 /** What the files say of one work: the sources that flag it retracted, and the kinds of notice recorded about it. */
 interface Flagged {
@@ -34,11 +34,15 @@ interface Flagged {
 const OPENALEX_FILE = "articles/openalex_works.synergy.jsonl.gz";
 const MEDLINE_FILE = "articles/pubmed_medline16n0902_sample.xml.gz";
 
-/** The expected status, stated independently of the service: retracted when a source flags it, then concern, ... */
+/**
+ * The expected status, stated independently of the service: retracted when a source flags it, then withdrawn, then
+ * concern, ...
+ */
 function expectedStatus(f: Flagged): Status {
   if (f.retractedBy.size > 0) return "retracted";
+  if ([...f.kinds].some((k) => /withdraw|remov/.test(k))) return "withdrawn";
   if ([...f.kinds].some((k) => /concern/.test(k))) return "expression_of_concern";
-  if ([...f.kinds].some((k) => /retract|withdraw|remov|correct|corrigend|errat/.test(k))) return "corrected";
+  if ([...f.kinds].some((k) => /retract|correct|corrigend|errat/.test(k))) return "corrected";
   return "none";
 }
 

@@ -500,7 +500,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     expect((await get("10.9999/graph.a")).body).toMatchObject({ referencesRecorded: 1, referencesHeld: 0 });
     // the upserted work carries its integrity at once, on the work and on its search rows
     expect((await get(WITHDRAWN_DOI)).body.integrity).toMatchObject({
-      status: "corrected",
+      status: "withdrawn",
       notices: [{ type: "withdrawal" }],
     });
     const found = await call("POST", "/api/v1/search/query", {
@@ -510,7 +510,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     expect(
       found.body.results.find((r: { metadata: { doi: string } }) => r.metadata.doi === WITHDRAWN_DOI).metadata.integrity
         .status,
-    ).toBe("corrected");
+    ).toBe("withdrawn");
     expect((await citedBy(EOC_DOI)).body.coverage.held).toBe(2);
     // C is deleted (replace without it): its edge to B goes with it
     writeWorks(dataRoot, "graph-v3.jsonl.gz", [{ ...A, referenced_works: ["https://openalex.org/W900000003"] }, B, R]);

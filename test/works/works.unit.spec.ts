@@ -116,7 +116,7 @@ describe("integrity", () => {
     ]);
   });
 
-  it("is retracted exactly when the rule flags the work, else concern, else corrected", () => {
+  it("is retracted exactly when the rule flags the work, else withdrawn, else concern, else corrected", () => {
     const n = (type: string, date: string | null = null) => ({
       type,
       source: "crossref" as const,
@@ -127,7 +127,9 @@ describe("integrity", () => {
     expect(integrityOf([n("erratum")], true).status).toBe("retracted");
     expect(integrityOf([n("retraction")], false).status).toBe("corrected");
     expect(integrityOf([n("correction"), n("expression_of_concern")], false).status).toBe("expression_of_concern");
-    expect(integrityOf([n("withdrawal")], false).status).toBe("corrected");
+    expect(integrityOf([n("withdrawal")], false).status).toBe("withdrawn");
+    expect(integrityOf([n("removal"), n("expression_of_concern"), n("correction")], false).status).toBe("withdrawn");
+    expect(integrityOf([n("withdrawal")], true).status).toBe("retracted");
     expect(integrityOf([n("reinstatement")], false).status).toBe("none");
     expect(
       integrityOf([n("correction", "2020-01-02"), n("erratum", "2019-05-01")], false).notices.map((x) => x.date),

@@ -687,11 +687,12 @@ export const Readiness = z.object({
 
 export const Integrity = z
   .object({
-    status: z.enum(["none", "corrected", "expression_of_concern", "retracted"]).meta({
+    status: z.enum(["none", "corrected", "expression_of_concern", "withdrawn", "retracted"]).meta({
       description:
         "`retracted` when the lists flag the work retracted (such works stay out of scholarly results); else " +
-        "`expression_of_concern`; else `corrected` for a correction, erratum, or a withdrawal or removal " +
-        "notice the lists do not flag as a retraction; else `none` (also for a row without a DOI).",
+        "`withdrawn` for a withdrawal or removal notice (the publisher took the work back; it stays searchable, " +
+        "labelled); else `expression_of_concern`; else `corrected` for a correction, an erratum, or a retraction " +
+        "notice the lists do not flag as retracting the work; else `none` (also for a row without a DOI).",
     }),
     notices: z.array(
       z.object({
@@ -828,7 +829,7 @@ const FacetBucket = z.object({
     description:
       "The value: a year (`2019`), a journal's name, a subject (MeSH heading or OpenAlex concept), an author's name, " +
       "an article type, `true`/`false` (open access) or an integrity status (`none`, `corrected`, " +
-      "`expression_of_concern`, `retracted`).",
+      "`expression_of_concern`, `withdrawn`, `retracted`).",
   }),
   count: z.number().int().meta({ description: "Works counted with this value (each work once)." }),
   id: z
