@@ -72,7 +72,7 @@ const OPEN_ACCESS_STATUSES = new Set(["gold", "green", "bronze", "hybrid", "diam
 
 /**
  * Whether a work is free to read: OpenAlex's `is_oa` where it says, else its `oa_status` (a record may give either
- * alone; 328 of the demo works say `is_oa: false` with no status); null when neither does.
+ * alone: 386 works of the demo files say `is_oa: false` with no status); null when neither does.
  */
 function openAccessOf(oa: { is_oa?: boolean | null; oa_status?: string | null } | null | undefined): boolean | null {
   if (typeof oa?.is_oa === "boolean") return oa.is_oa;
