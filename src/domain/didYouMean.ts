@@ -3,6 +3,9 @@
 /** Lower case without separators: "SciFact", "sci-fact" and "sci_fact" compare equal. */
 const normalized = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
 
+/** Names longer than this (normalized) get no suggestion: a request may send a field name megabytes long. */
+const MAX_SUGGESTED_LENGTH = 200;
+
 /** Edit distance with adjacent transpositions (optimal string alignment), so "sicfact" is one edit from "scifact". */
 function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
@@ -30,16 +33,21 @@ export function nearestName(
   aliases: Readonly<Record<string, string>> = {},
 ): string | undefined {
   const sent = normalized(input);
-  if (sent.length === 0) return undefined;
+  // nothing is misspelt at such length, and the edit distance costs its product with each candidate's length
+  if (sent.length === 0 || sent.length > MAX_SUGGESTED_LENGTH) return undefined;
   const alias = Object.entries(aliases).find(([from]) => normalized(from) === sent)?.[1];
   if (alias !== undefined && candidates.includes(alias)) return alias;
+  const allowed = Math.max(1, Math.floor(sent.length / 3));
   let best: { name: string; distance: number } | undefined;
   for (const name of candidates) {
     if (name === input) continue;
-    const distance = editDistance(sent, normalized(name));
+    const candidate = normalized(name);
+    // the distance is at least the difference in length: a candidate that far off is never suggested
+    if (Math.abs(candidate.length - sent.length) > allowed) continue;
+    const distance = editDistance(sent, candidate);
     if (!best || distance < best.distance) best = { name, distance };
   }
-  if (best && best.distance <= Math.max(1, Math.floor(sent.length / 3))) return best.name;
+  if (best && best.distance <= allowed) return best.name;
   const extending = candidates.filter((name) => name !== input && normalized(name).startsWith(sent));
   return sent.length >= 4 && extending.length === 1 ? extending[0] : undefined;
 }

@@ -219,7 +219,9 @@ const OTHER_APIS_NAMES: Readonly<Record<string, string>> = {
  */
 export function unknownFieldsMessage(keys: readonly string[], known: readonly string[]): string {
   let unexplained = false;
-  const named = keys.slice(0, 10).map((key) => {
+  const named = keys.slice(0, 10).map((sent) => {
+    // a name is echoed at most 100 characters long (a request may send one megabytes long)
+    const key = sent.length > 100 ? `${sent.slice(0, 100)}…` : sent;
     const respelled = known.find((k) => spellingOf(k) === spellingOf(key));
     if (respelled) return `${key} (this endpoint spells it ${respelled})`;
     const other = known.find((k) => spellingOf(k) === OTHER_APIS_NAMES[spellingOf(key)]);

@@ -29,6 +29,12 @@ describe("nearestName", () => {
     expect(nearestName("year", ["journal"], { year: "publication_date" })).toBeUndefined();
   });
 
+  it("suggests nothing for a name megabytes long, never comparing it letter by letter (requests send them)", () => {
+    // the edit distance of 4 MB against every candidate blocked the event loop for about a minute
+    expect(nearestName(`${"scifact".repeat(600_000)}`, COLLECTIONS)).toBeUndefined();
+    expect(nearestName(`scifact${"x".repeat(300)}`, ["scifact"])).toBeUndefined();
+  });
+
   it("renders the end of a message", () => {
     expect(didYouMean("scifacts", COLLECTIONS)).toBe(' Did you mean "scifact"?');
     expect(didYouMean("pubmed", COLLECTIONS)).toBe("");

@@ -50,6 +50,12 @@ describe("unknown body fields", () => {
     expect(refusal(unlockBody, { queryId: "q", resultsIds: ["r"] }).message).toBe(
       "unknown field(s): resultsIds (did you mean resultIds?)",
     );
+    // a field name megabytes long is echoed cut to 100 characters, with no suggestion worked out for it
+    const huge = refusal(queryBody, { collection: "scifact", query: "x", ["limt".repeat(1_000_000)]: 1 }).message;
+    expect([
+      huge.length < 500,
+      huge.startsWith(`unknown field(s): ${"limt".repeat(25)}…; this endpoint takes`),
+    ]).toEqual([true, true]);
     // a query string's strict schema names the fix alike
     expect(refusal(dashboardExportQuery, { format: "ris", formt: "bibtex" }).message).toBe(
       "unknown field(s): formt (did you mean format?)",
