@@ -6,7 +6,11 @@ import { nearestName } from "../domain/didYouMean.js";
 import { plainCollectionSchema } from "../domain/collectionDefinitions.js";
 import { ApiError } from "./errors.js";
 import { DEFAULT_IMAGE_OPTIONS, type ImageOptions } from "../usecases/figures/figureImages.js";
-import { SORT_ORDERS, SORTED_DEFAULT_MIN_RELEVANCE } from "../usecases/search/sortOrder.js";
+import {
+  SORT_ORDERS,
+  SORTED_DEFAULT_MIN_RELEVANCE,
+  SORTED_LIKE_DEFAULT_MIN_RELEVANCE,
+} from "../usecases/search/sortOrder.js";
 import { RECOMMENDED_MIN_RELEVANCE } from "../retrieval/relevance.js";
 import {
   DEFAULT_FACET_LIMIT,
@@ -49,7 +53,11 @@ const like = z
 const sort = z
   .enum(SORT_ORDERS)
   .optional()
-  .meta({ description: `Default relevance; other orders: min_relevance default ${SORTED_DEFAULT_MIN_RELEVANCE}.` });
+  .meta({
+    description:
+      `Default relevance; other orders: min_relevance default ${SORTED_DEFAULT_MIN_RELEVANCE} ` +
+      `(${SORTED_LIKE_DEFAULT_MIN_RELEVANCE} with like).`,
+  });
 const cursor = z.string().min(1).max(200).optional().meta({ description: "nextCursor of the previous page." });
 const credits = (name: string) =>
   z.string().regex(/^\d{1,12}(\.\d{1,6})?$/, `${name} must be a decimal string of credits such as "0.50"`);

@@ -13,7 +13,10 @@ import {
   startTestService,
   type TestService,
 } from "../support/testService.js";
-import { SORTED_DEFAULT_MIN_RELEVANCE } from "../../src/usecases/search/sortOrder.js";
+import {
+  SORTED_DEFAULT_MIN_RELEVANCE,
+  SORTED_LIKE_DEFAULT_MIN_RELEVANCE,
+} from "../../src/usecases/search/sortOrder.js";
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
@@ -619,6 +622,17 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
       });
       expect(byW2.status, JSON.stringify(byW2.body)).toBe(200);
       expect(ids(byW2.body.results).filter((id) => ids(byW.body.results).includes(id))).toEqual([]);
+      // newest works like it: a like's rows read lower than a query's, so its sorted default threshold is lower
+      const newest = await call("POST", "/api/v1/search/preview", {
+        key,
+        body: { collection: "openalex-synergy", like: { work: openalex.metadata.doc_id }, sort: "publication_date" },
+      });
+      expect(newest.status, JSON.stringify(newest.body)).toBe(200);
+      expect(newest.body.sort.minRelevance).toBe(SORTED_LIKE_DEFAULT_MIN_RELEVANCE);
+      // in the test's slice of the collection even the nearest works read below 0.2, the default of a query
+      expect(newest.body.results.length).toBeGreaterThanOrEqual(5);
+      const dates = (newest.body.results as Row[]).map((r) => r.metadata.publication_date ?? "");
+      expect(dates).toEqual([...dates].sort().reverse());
 
       // a dense collection's work by PMID
       const digest = (await reference(key, { collection: "clinical-digest", query: "treatment outcomes" })).find(

@@ -12,6 +12,14 @@ export type SortOrder = (typeof SORT_ORDERS)[number];
  */
 export const SORTED_DEFAULT_MIN_RELEVANCE = 0.2;
 
+/**
+ * The same for a `like` request. A work's likeness reads lower on the relevance scale than a query's match (a whole
+ * work compared with passages: the emicizumab trials' closest siblings read 0.14 to 0.28 where a query naming them
+ * reads 0.66 to 0.82), so 0.2 left "newest works like this one" with one row of 500; it takes the threshold
+ * recommended for paying clients (RECOMMENDED_MIN_RELEVANCE), which holds back rows almost never relevant.
+ */
+export const SORTED_LIKE_DEFAULT_MIN_RELEVANCE = 0.02;
+
 interface SortableRow {
   metadata: Pick<ChunkMetadata, "publication_date"> & { cited_by_count?: unknown };
   relevance: number | null;

@@ -27,7 +27,11 @@ import {
 import type { RowSelection } from "../../retrieval/rowSelection.js";
 import type { SearchRequestInput } from "../../usecases/search/pipeline.js";
 import type { ListRequest } from "../../usecases/search/searchService.js";
-import { SORTED_DEFAULT_MIN_RELEVANCE, type SortOrder } from "../../usecases/search/sortOrder.js";
+import {
+  SORTED_DEFAULT_MIN_RELEVANCE,
+  SORTED_LIKE_DEFAULT_MIN_RELEVANCE,
+  type SortOrder,
+} from "../../usecases/search/sortOrder.js";
 import { figureOptionsOf } from "../schemas.js";
 import type { Works } from "../../usecases/works/works.js";
 
@@ -278,12 +282,19 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
 
 /**
  * The row selection of a body in the snake_case spelling (/query, /preview and the MCP search tools); a sorted
- * request's threshold defaults higher.
+ * request's threshold defaults higher: SORTED_DEFAULT_MIN_RELEVANCE for a query, SORTED_LIKE_DEFAULT_MIN_RELEVANCE
+ * for `like`, whose rows read lower.
  */
-function selectionOf(body: { min_relevance?: number; one_per_document: boolean; sort?: SortOrder }): RowSelection {
+function selectionOf(body: {
+  min_relevance?: number;
+  one_per_document: boolean;
+  sort?: SortOrder;
+  like?: unknown;
+}): RowSelection {
+  const sorted = body.sort !== undefined && body.sort !== "relevance";
+  const sortedDefault = body.like !== undefined ? SORTED_LIKE_DEFAULT_MIN_RELEVANCE : SORTED_DEFAULT_MIN_RELEVANCE;
   return {
-    minRelevance:
-      body.min_relevance ?? (body.sort !== undefined && body.sort !== "relevance" ? SORTED_DEFAULT_MIN_RELEVANCE : 0),
+    minRelevance: body.min_relevance ?? (sorted ? sortedDefault : 0),
     onePerDocument: body.one_per_document,
   };
 }
