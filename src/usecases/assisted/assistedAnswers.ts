@@ -109,12 +109,12 @@ export async function sandboxAnswer(
   ctx: AssistedContext,
   auth: AuthContext,
   request: AssistedRequest,
-  names: string[],
   prepared: PreparedRetrieval,
   started: number,
   idempotencyKey?: string,
 ): Promise<AssistedAnswer> {
   const { db, clock } = ctx.deps;
+  const names = prepared.targets.map((t) => t.requested.name);
   // the caller's filters hold on synthetic rows as on live ones
   const rows = syntheticRows(request.query, names, request.limit, syntheticRowRules(prepared));
   const verdicts: AssistedPayload["verdicts"] = {};

@@ -94,7 +94,7 @@ export async function launch(
   const names = gated.prepared.targets.map((t) => t.requested.name);
   if (gated.kind === "sandbox")
     return {
-      answer: await sandboxAnswer(ctx, auth, request, names, gated.prepared, started, options.idempotencyKey),
+      answer: await sandboxAnswer(ctx, auth, request, gated.prepared, started, options.idempotencyKey),
     };
 
   const queryId = randomUUID();

@@ -73,8 +73,8 @@ export async function claimIdempotencyKey(
   if (row.body_hash !== bodyHash) {
     throw new Rejection(
       "IDEMPOTENCY_KEY_REUSED",
-      "this Idempotency-Key was used in the last 24 hours for another request (a different body, another endpoint " +
-        "or another API key of the organization: a key stands for one request); use a new key",
+      "this Idempotency-Key was used in the last 24 hours for another request (a different body, or the same body " +
+        "on another endpoint: a key stands for one request); use a new key",
     );
   }
   // no queryId yet: the first request is still checking and starting its run
