@@ -192,6 +192,8 @@ const TEST_ONLY: Record<string, string> = {
     "the pipeline's document depth: the quality bench deepens its own search to the same limit",
   "src/usecases/search/previewIdempotency.ts idempotencyBodyHash":
     "pure rule: a preview request's idempotency hash; the billing test replays a body",
+  "src/usecases/search/previewIdempotency.ts claimedBodyHash":
+    "pure rule: what a claim keeps; the billing test writes a claim held by another process",
   "src/usecases/search/queryCache.ts queryRecordPart":
     "a query record as a charge writes it: the charge-batch int test writes one beside each charge, as a " +
     "search does, without running searches",

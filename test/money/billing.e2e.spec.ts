@@ -11,7 +11,7 @@ import {
   type MoneyServices,
 } from "./moneyService.js";
 import { formatCredits, parseCredits } from "../../src/domain/money.js";
-import { idempotencyBodyHash } from "../../src/usecases/search/previewIdempotency.js";
+import { claimedBodyHash, idempotencyBodyHash } from "../../src/usecases/search/previewIdempotency.js";
 
 let m: MoneyServices;
 let call: MoneyServices["call"][number];
@@ -400,7 +400,12 @@ describe("preview", () => {
     await m.superuser.query(
       "INSERT INTO preview_idempotency (org_id, idem_key, body_hash, query_id, created_at) VALUES ($1, $2, $3, " +
         "NULL, $4)",
-      [org.id, "running-elsewhere", idempotencyBodyHash(SEARCH), m.clock.now().toISOString()],
+      [
+        org.id,
+        "running-elsewhere",
+        claimedBodyHash("preview", idempotencyBodyHash(SEARCH)),
+        m.clock.now().toISOString(),
+      ],
     );
     const running = await preview(key, SEARCH, { "Idempotency-Key": "running-elsewhere" });
     expect([running.status, running.body.error.code]).toEqual([409, "IDEMPOTENCY_KEY_IN_PROGRESS"]);
@@ -431,6 +436,10 @@ describe("paid search with an Idempotency-Key", () => {
     );
     const reused = await q(key, { ...SEARCH, limit: 2 }, idem);
     expect([reused.status, reused.body.error.code]).toEqual([422, "IDEMPOTENCY_KEY_REUSED"]);
+    // the same body on another endpoint is another request: refused, never the paid search answered as a preview
+    const elsewhere = await preview(key, SEARCH, idem);
+    expect([elsewhere.status, elsewhere.body.error.code]).toEqual([422, "IDEMPOTENCY_KEY_REUSED"]);
+    expect(elsewhere.body.error.message).toContain("the same body on another endpoint");
     // another key of the organization never reads the search through the key: refused, nothing charged
     const sibling = await q((await ops.key(org.id)).key, SEARCH, idem);
     expect([sibling.status, sibling.body.error.code]).toEqual([422, "IDEMPOTENCY_KEY_REUSED"]);

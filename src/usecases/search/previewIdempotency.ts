@@ -23,6 +23,14 @@ function assertIdempotencyKey(key: string): void {
     throw new Rejection("VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 characters");
 }
 
+/**
+ * What a claim keeps: the body's hash under the name of the operation asking, so one key never stands for the same
+ * body sent to two endpoints (a search's key replayed on /preview would otherwise answer the paid search as a preview).
+ */
+export function claimedBodyHash(operation: KeyedOperation, bodyHash: string): string {
+  return createHash("sha256").update(`${operation}\u0000${bodyHash}`).digest("hex");
+}
+
 /** What a request with an Idempotency-Key asks to be kept by: the key, checked, and the hash of its body. */
 export function idempotencyRequest(key: string, body: unknown): { key: string; bodyHash: string } {
   assertIdempotencyKey(key);
@@ -48,6 +56,17 @@ export async function claimIdempotencyKey(
   now: Date,
   operation: KeyedOperation,
 ): Promise<IdempotencyClaim> {
+  return claimOf(db, orgId, key, claimedBodyHash(operation, bodyHash), now, operation);
+}
+
+async function claimOf(
+  db: Queryable,
+  orgId: string,
+  key: string,
+  bodyHash: string,
+  now: Date,
+  operation: KeyedOperation,
+): Promise<IdempotencyClaim> {
   const inserted = await db.query(
     `INSERT INTO preview_idempotency (org_id, idem_key, body_hash, query_id, created_at) VALUES ($1, $2, $3, NULL, $4)
      ON CONFLICT (org_id, idem_key) DO NOTHING RETURNING idem_key`,
@@ -58,7 +77,7 @@ export async function claimIdempotencyKey(
     "SELECT body_hash, query_id, created_at FROM preview_idempotency WHERE org_id = $1 AND idem_key = $2",
     [orgId, key],
   );
-  if (!row) return claimIdempotencyKey(db, orgId, key, bodyHash, now, operation);
+  if (!row) return claimOf(db, orgId, key, bodyHash, now, operation);
   const age = now.getTime() - new Date(row.created_at).getTime();
   const stale = age >= IDEMPOTENCY_KEY_LIFETIME_MS || (row.query_id === null && age >= ABANDONED_CLAIM_MS);
   if (stale) {
@@ -68,7 +87,7 @@ export async function claimIdempotencyKey(
       [orgId, key, bodyHash, now.toISOString(), new Date(row.created_at).toISOString()],
     );
     if (taken.length === 1) return { kind: "claimed" };
-    return claimIdempotencyKey(db, orgId, key, bodyHash, now, operation);
+    return claimOf(db, orgId, key, bodyHash, now, operation);
   }
   if (row.body_hash !== bodyHash) {
     throw new Rejection(
