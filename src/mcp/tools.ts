@@ -31,7 +31,11 @@ import {
 /** What find-tools shows (and call-tool calls by name), before the gateway's tools. */
 const CATALOGUE = [searchTool, listCollectionsTool, listJournalsTool, assistedSearchTool, getResultsTool];
 
-/** What tools/list shows, before the bound search tools; request_journal only to a key that reaches a collection. */
+/**
+ * What tools/list shows, before the bound search tools; request_journal only to a key that reaches a collection.
+ * get_results is listed: it is how a paid answer whose connection dropped is recovered, and a host that offers its
+ * model only listed tools must still reach it.
+ */
 const LISTED = [
   getBalanceTool,
   findToolsTool,
@@ -41,6 +45,7 @@ const LISTED = [
   callToolTool,
   requestJournalTool,
   assistedSearchTool,
+  getResultsTool,
   getWorkTool,
   getWorksTool,
   workReferencesTool,
@@ -65,8 +70,9 @@ export function costLine(): string {
 
 /**
  * The tools of one key. `listed` is what tools/list shows (the reference's fixed tools and one `search-<name>` per
- * reachable collection); `catalogue` is what find-tools shows (`search`, `list_collections`, `list_journals`,
- * `assisted_search`, `get_results` and the gateway's tools), also callable directly by name.
+ * reachable collection, with `assisted_search` and `get_results`); `catalogue` is what find-tools shows (`search`,
+ * `list_collections`, `list_journals`, `assisted_search`, `get_results` and the gateway's tools), also callable
+ * directly by name.
  */
 export function toolsFor(deps: McpDeps, auth: AuthContext, request: ToolsRequest) {
   const reachable = reachableEntries(deps.catalog, auth);

@@ -17,6 +17,7 @@ const FIXED_TOOLS = [
   "call-tool",
   "request_journal",
   "assisted_search",
+  "get_results",
   "get_work",
   "get_works",
   "work_references",
