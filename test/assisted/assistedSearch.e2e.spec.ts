@@ -194,6 +194,10 @@ describe("assisted search", () => {
       body: { queryId: asked.body.queryId, answer: "again" },
     });
     expect(twice.status).toBe(409);
+    // a client retrying a lost answer is told where the one it paid for is, free
+    expect(twice.body.error.message).toContain(`GET /api/v1/search/results/${asked.body.queryId}`);
+    const refetched = await call("GET", `/api/v1/search/results/${asked.body.queryId}`, { key });
+    expect([refetched.status, refetched.body.queryId]).toEqual([200, asked.body.queryId]);
   }, 120_000);
 
   it("lets the answer lead: a vague query answered with a full question delivers what that one does", async () => {

@@ -270,6 +270,19 @@ export async function pendingRun(
   };
 }
 
+/**
+ * A second answer to a clarification (a client retrying a call whose answer it lost): where the answer it already has
+ * is, free, and how to ask something new.
+ */
+function notAwaitingMessage(queryId: string, finished: boolean): string {
+  const refetch = `GET /api/v1/search/results/${queryId} (MCP: get_results)`;
+  return finished
+    ? `assisted search ${queryId} is not waiting for a clarification (it is finished): ${refetch} re-fetches its ` +
+        "answer free for 7 days; to ask something else, send a new query"
+    : `assisted search ${queryId} is not waiting for a clarification (it is running): ${refetch} gives its answer ` +
+        "when it is done, free";
+}
+
 export async function resumeRun(
   ctx: AssistedContext,
   auth: AuthContext,
@@ -289,11 +302,7 @@ export async function resumeRun(
   if (!progress || progress.keyId !== auth.key.id)
     throw new Rejection("NOT_FOUND", `assisted search ${queryId} not found for this API key`);
   if (progress.phase !== "awaiting_clarification") {
-    throw new Rejection(
-      "CONFLICT",
-      `assisted search ${queryId} is not waiting for a clarification (it is ` +
-        `${progress.phase === "done" ? "finished" : "running"})`,
-    );
+    throw new Rejection("CONFLICT", notAwaitingMessage(queryId, progress.phase === "done"));
   }
   await deps.search.takeRequestSlot(auth);
   const deadline = Date.now() + deps.waitMs;
