@@ -6,30 +6,37 @@ import {
   documentOf,
   firstPerDocument,
   passageKeyOf,
+  titleKeysOf,
   workKeysOf,
   type DocumentRow,
 } from "../src/retrieval/rowSelection.js";
 
 /**
- * How a run tells works apart: by every key a work is known by (DOI, PMID, the collection's id) and by the words of its
+ * How a run tells works apart: by every key a work is known by (DOI, PMID, the collection's id), by the words of its
  * passages, two works holding one passage being one (a conference abstract under two DOIs is one delivery, whichever
- * of its chunks each record's row shows: it is sold once); for a run begun before that, by every key but the passages';
- * for one begun earlier still, by documentOf's one key (a history replays as it ran).
+ * of its chunks each record's row shows: it is sold once), and by its title and year (titleKeysOf: a reprint, or a
+ * paper and its conference abstract, is one study sold once); for a run begun before titles were keyed, by all but
+ * the titles; before passages were, by every key but the passages'; for one begun earlier still, by documentOf's one
+ * key (a history replays as it ran).
  */
-export type WorkKeys = "passage" | "all" | "documentOf";
-type Row = DocumentRow & { text: string };
+export type WorkKeys = "title" | "passage" | "all" | "documentOf";
+type Row = DocumentRow & { text: string; metadata: { title?: unknown; publication_date?: unknown } };
 function keysFor(keys: WorkKeys, rows: readonly VerifiedRow[]): (row: Row) => string[] {
   if (keys === "documentOf") return (row) => [documentOf(row)];
   if (keys === "all") return workKeysOf;
-  const group = worksSharingPassages(rows.map((r) => r.candidate.row));
+  const group = worksSharingPassages(
+    rows.map((r) => r.candidate.row),
+    keys === "title",
+  );
   return (row) => [group(row)];
 }
 
 /**
- * Each row's work among `rows`, rows joined when they share a work key or a passage (passageKeyOf), directly or
- * through others: chunk 0 of one record and chunk 1 of another are one work when the records share either chunk.
+ * Each row's work among `rows`, rows joined when they share a work key or a passage (passageKeyOf), and with
+ * `titles` a title and year (titleKeysOf), directly or through others: chunk 0 of one record and chunk 1 of another
+ * are one work when the records share either chunk.
  */
-function worksSharingPassages(rows: readonly Row[]): (row: Row) => string {
+function worksSharingPassages(rows: readonly Row[], titles: boolean): (row: Row) => string {
   const parent = new Map<string, string>();
   const root = (key: string): string => {
     let k = key;
@@ -39,7 +46,11 @@ function worksSharingPassages(rows: readonly Row[]): (row: Row) => string {
   };
   const keysOf = (row: Row) => {
     const passage = passageKeyOf(row.text);
-    return passage === undefined ? workKeysOf(row) : [...workKeysOf(row), passage];
+    return [
+      ...workKeysOf(row),
+      ...(passage === undefined ? [] : [passage]),
+      ...(titles ? titleKeysOf(row.metadata) : []),
+    ];
   };
   // each row's keys, normalized once (a passage's key reads its whole text)
   const keyed = new Map(rows.map((row) => [row, keysOf(row)] as const));
@@ -50,19 +61,20 @@ function worksSharingPassages(rows: readonly Row[]): (row: Row) => string {
   return (row) => root((keyed.get(row) ?? keysOf(row))[0]!);
 }
 
-export function distinctDocuments(rows: VerifiedRow[], keys: WorkKeys = "passage"): number {
+export function distinctDocuments(rows: VerifiedRow[], keys: WorkKeys = "title"): number {
   return firstPerDocument(rows, (r) => r.candidate.row, Infinity, keysFor(keys, rows)).length;
 }
 
 /**
  * The documents to deliver: the best by the verdicts' priority (the judge's probability unless the judge set another
  * order: a request for literature's verified rows are chosen on the relevance scale), one chunk per document (its
- * best; a work held by two collections, or two works holding the same passage, are one document), at most `limit`.
+ * best; a work held by two collections, two works holding the same passage, or one study's records under one
+ * title, are one document), at most `limit`.
  * They are delivered best first by the judge's probability, the `judgeScore` each row carries, so a client that reads
  * the rows in order reads them by the score it sees. Verdicts recorded without a priority are chosen and ordered as
  * they were when delivered.
  */
-export function deliverable(rows: VerifiedRow[], limit: number, keys: WorkKeys = "passage"): VerifiedRow[] {
+export function deliverable(rows: VerifiedRow[], limit: number, keys: WorkKeys = "title"): VerifiedRow[] {
   const priority = (r: VerifiedRow) => r.verdict.priority ?? r.verdict.judgeScore;
   const byJudge = (a: VerifiedRow, b: VerifiedRow) =>
     b.verdict.judgeScore - a.verdict.judgeScore ||

@@ -56,6 +56,29 @@ export function passageKeyOf(text: string): string | undefined {
   return words.length >= MIN_PASSAGE_KEY_CHARS ? `text\u0000${words}` : undefined;
 }
 
+/** A title of fewer words than this is no one work's ("Poster presentations", "Editorial", "Reply"). */
+const MIN_TITLE_KEY_WORDS = 6;
+
+/**
+ * Keys for a record's title and year, for telling one study's records apart from distinct works: a reprint, a
+ * journal's version of its conference abstract or a review's new version keeps the title word for word, while its
+ * text opens differently ("This reprinted article originally appeared in...") and its chunks fall elsewhere. Two
+ * records share a key when their titles match (case, spacing and punctuation aside) and their years are at most one
+ * apart: two reviews years apart under one title are two works. None for a short title or one without a year.
+ */
+export function titleKeysOf(metadata: { title?: unknown; publication_date?: unknown }): string[] {
+  const title =
+    typeof metadata.title === "string"
+      ? metadata.title
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N}]+/gu, " ")
+          .trim()
+      : "";
+  const year = typeof metadata.publication_date === "string" ? Number(metadata.publication_date.slice(0, 4)) : NaN;
+  if (title.split(" ").length < MIN_TITLE_KEY_WORDS || !Number.isInteger(year)) return [];
+  return [`title\u0000${title}\u0000${year}`, `title\u0000${title}\u0000${year + 1}`];
+}
+
 /** Whether a work of `seen` (the keys of the works met so far, addWork) is this row's. */
 export const seenWork = (seen: ReadonlySet<string>, row: DocumentRow): boolean =>
   workKeysOf(row).some((key) => seen.has(key));

@@ -119,4 +119,59 @@ describe("delivery", () => {
     // a run begun before passages were keyed replays as it delivered: both DOIs
     expect(deliverable(rows, 10, "all").map((r) => r.candidate.row.id)).toContain("second-doi");
   });
+
+  it("sells one study's records under one title once: a reprint whose text opens with its own preface", () => {
+    const title =
+      "Treating co-occurring Axis I disorders in recurrently suicidal women with borderline personality disorder: " +
+      "A 2-year randomized trial of dialectical behavior therapy versus community treatment by experts.";
+    const abstract =
+      "This study evaluated whether dialectical behavior therapy (DBT) was more efficacious than treatment by " +
+      "nonbehavioral psychotherapy experts in reducing co-occurring Axis I disorders among suicidal individuals.";
+    const titled = (row: VerifiedRow, t: string, date: string): VerifiedRow => {
+      Object.assign(row.candidate.row.metadata, { title: t, publication_date: date });
+      return row;
+    };
+    const original = () =>
+      titled(
+        verified("original", "openalex-synergy", "W1", 0.9, "10.1037/a0014044", undefined, abstract),
+        title,
+        "2008-11-30",
+      );
+    const reprint = (date: string) =>
+      titled(
+        verified(
+          "reprint",
+          "openalex-synergy",
+          "W2",
+          0.8,
+          "10.1037/1949-2715.s.1.35",
+          undefined,
+          `This reprinted article originally appeared in Journal of Consulting and Clinical Psychology. ${abstract}`,
+        ),
+        title.toUpperCase(),
+        date,
+      );
+    const other = titled(
+      verified("other", "openalex-synergy", "W3", 0.7, "10.1/other", undefined, "Another trial of DBT in adolescents."),
+      "Dialectical behavior therapy for adolescents with repeated suicidal and self-harming behavior: a trial",
+      "2014-05-01",
+    );
+    expect(deliverable([original(), reprint("2009-01-01"), other], 10).map((r) => r.candidate.row.id)).toEqual([
+      "original",
+      "other",
+    ]);
+    expect(distinctDocuments([original(), reprint("2009-01-01"), other])).toBe(2);
+    // two works years apart under one title are two (a review of 2008 and another of 2011)
+    expect(deliverable([original(), reprint("2011-06-01")], 10)).toHaveLength(2);
+    // a short title names no one work: "Poster presentations" of two meetings are two
+    const poster = (id: string, doc: string) =>
+      titled(
+        verified(id, "openalex-synergy", doc, 0.5, undefined, undefined, `${id} text`),
+        "Poster Presentations",
+        "2019-01-01",
+      );
+    expect(deliverable([poster("p1", "W8"), poster("p2", "W9")], 10)).toHaveLength(2);
+    // a run begun before titles were keyed replays as it delivered: both records
+    expect(deliverable([original(), reprint("2009-01-01")], 10, "passage")).toHaveLength(2);
+  });
 });
