@@ -200,6 +200,30 @@ describe("assisted search", () => {
     expect([refetched.status, refetched.body.queryId]).toEqual([200, asked.body.queryId]);
   }, 120_000);
 
+  it("asks for a question in another language in English, free, and searches the English answer", async () => {
+    const { orgId, key } = await liveKey();
+    const before = await ops.balanceOf(orgId);
+    const asked = await assisted(key, {
+      collection: "scifact",
+      query: "Ist Vitamin D bei Kindern mit Asthma wirksam? Welche Studien gibt es dazu?",
+    });
+    expect([asked.status, asked.body.status, asked.body.clarification?.reason]).toEqual([
+      200,
+      "clarification_needed",
+      "the query reads as German; questions are read in English",
+    ]);
+    expect(asked.headers.get("x-query-cost")).toBe("0.000000");
+    const resumed = await call("POST", "/api/v1/search/assisted", {
+      key,
+      body: { queryId: asked.body.queryId, answer: ANSWERABLE },
+    });
+    expect([resumed.status, resumed.body.queryUnderstanding?.subQuestions?.[0]]).toEqual([200, expect.any(String)]);
+    expect(resumed.body.status).toBe("results");
+    expect(resumed.body.results.length).toBeGreaterThan(0);
+    const charges = await events("SearchCharged", asked.body.queryId);
+    expect(parseCredits(before)! - parseCredits(await ops.balanceOf(orgId))!).toBe(BigInt(charges[0]!.amountMicros));
+  }, 120_000);
+
   it("lets the answer lead: a vague query answered with a full question delivers what that one does", async () => {
     const { key } = await liveKey();
     const fresh = await assisted(key, {

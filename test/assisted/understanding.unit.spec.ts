@@ -7,6 +7,7 @@ import { planByRules } from "../../src/reasoner/builtin/builtinReasoner.js";
 import type { Understanding } from "../../src/reasoner/port.js";
 import { answeredQuestion, formOf, nounPhrases, understandByRules } from "../../src/reasoner/builtin/understanding.js";
 import { SPECIFIC_QUERIES, VAGUE_QUERIES } from "../../bench/clarificationQueries.js";
+import { ENGLISH_WITH_FOREIGN_WORDS, FOREIGN_QUESTIONS } from "../../bench/queryLanguages.js";
 import { compileFilterForCollections, type CollectionFilterProfile } from "../../src/filters/parse.js";
 import { JournalMetricIndex } from "../../src/journals/metricIndex.js";
 import { journal } from "../journals/syntheticJournals.js";
@@ -335,6 +336,22 @@ describe("clarification", () => {
       "vitamin D",
     ])
       expect(understand(q).clarification, q).not.toBeNull();
+  });
+
+  it("asks for the question in English when it reads as another language, naming the language", () => {
+    for (const { language, query } of FOREIGN_QUESTIONS) {
+      const clarification = understand(query).clarification;
+      expect(clarification?.reason, query).toBe(`the query reads as ${language}; questions are read in English`);
+      expect(clarification!.question).toMatch(/^Could you ask this in English\?/);
+    }
+    // English that carries other languages' words (names, Latin, loanwords) is searched
+    for (const query of ENGLISH_WITH_FOREIGN_WORDS)
+      expect(understand(query).clarification?.reason ?? "", query).not.toMatch(/reads as/);
+    // answered in English, the run searches the answer
+    const german = "Ist Haarcortisol ein zuverlässiger Marker für chronischen Stress?";
+    const answer = "Is hair cortisol a reliable marker of chronic stress?";
+    const resumed = understand(german, null, answer);
+    expect([resumed.clarification, resumed.question]).toEqual([null, answer]);
   });
 
   it("names back only a subject the query names, never a word that judges or asks", () => {

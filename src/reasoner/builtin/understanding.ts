@@ -1,5 +1,6 @@
 // The built-in reasoner's reading of a query: constraints (constraints.ts), entities by noun-phrase chunking, aspects,
 // sub-questions by decomposing comparisons, conjunctions and aspects, and a clarification for vague queries.
+import { foreignLanguageOf } from "../../text/queryLanguage.js";
 import type { Understanding, UnderstandInput } from "../port.js";
 import {
   BREAK,
@@ -444,6 +445,21 @@ function clarificationFor(
   return { question, reason };
 }
 
+/**
+ * A question in another language is asked for in English: the collections are searched, and each result checked, in
+ * English, so searching it would answer "no relevant results" about evidence the collection holds.
+ */
+function languageClarification(query: string): Understanding["clarification"] {
+  const language = foreignLanguageOf(query);
+  if (!language) return null;
+  return {
+    question:
+      `Could you ask this in English? Your question reads as ${language}, and the collections are searched and each ` +
+      "result checked in English, so it would find little even where the evidence exists.",
+    reason: `the query reads as ${language}; questions are read in English`,
+  };
+}
+
 function intentOf(topic: string, designs: string[], hasComparison: boolean): string {
   const lower = topic.toLowerCase();
   if (hasComparison) return "compare alternatives";
@@ -575,7 +591,8 @@ function readQuery(
 
   const specific = specificWords(designFree);
   const clarification = ask
-    ? clarificationFor(topic, specific, entities, constrainedFields(callerFilters), constraints.filters, form)
+    ? (languageClarification(query) ??
+      clarificationFor(topic, specific, entities, constrainedFields(callerFilters), constraints.filters, form))
     : null;
   const caseSummary = summarize(topic, entities, aspects, constraints.filters);
   return {
