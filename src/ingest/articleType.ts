@@ -18,7 +18,8 @@ const OPENALEX_TYPES: Record<string, ArticleType> = {
  * wins.
  */
 const TITLE_CUES: Array<[RegExp, ArticleType]> = [
-  [/^(erratum|corrigendum|correction)\b/i, "correction"],
+  // "Correction of low levels of astigmatism" is a study of correcting something, not a notice
+  [/^(erratum|corrigendum)\b|^corrections?\b(?!\s+(of|in|with|by|using)\b)/i, "correction"],
   [/^retraction( notice| statement)?\b/i, "retraction"],
   [/\b(study|trial|review) protocol\b|\bprotocol for (a|an|the)\b/i, "protocol"],
   [/\bcase reports?\b/i, "case-report"],
@@ -53,8 +54,12 @@ export function articleTypeFromOpenAlex(
   if (isParatext) return "other";
   const mapped = type ? (OPENALEX_TYPES[type] ?? canonicalArticleType(type)) : null;
   if (!mapped) return "other";
-  if (mapped !== "research-article" || !title) return mapped;
-  for (const [cue, articleType] of TITLE_CUES) if (cue.test(title.trim())) return articleType;
+  return mapped === "research-article" ? researchArticleByTitle(title) : mapped;
+}
+
+/** A research article, unless its title marks it as another type (TITLE_CUES). */
+function researchArticleByTitle(title: string | null | undefined): ArticleType {
+  if (title) for (const [cue, articleType] of TITLE_CUES) if (cue.test(title.trim())) return articleType;
   return "research-article";
 }
 
@@ -79,15 +84,15 @@ const PUBMED_TYPES: Array<[string, ArticleType]> = [
 ];
 
 /**
- * MEDLINE PublicationTypeList → article_type: the first listed mapping that applies, else research-article for a
- * journal article, else other.
+ * MEDLINE PublicationTypeList → article_type: the first listed mapping that applies, else for a journal article what
+ * its title marks it as (a record still being indexed lists only "Journal Article", so "...: a systematic review"
+ * would otherwise read as research), else research-article; anything else is other.
  */
-export function articleTypeFromPubMed(publicationTypes: readonly string[]): ArticleType {
+export function articleTypeFromPubMed(publicationTypes: readonly string[], title?: string | null): ArticleType {
   const present = new Set(publicationTypes.map((type) => type.trim()));
   for (const [publicationType, articleType] of PUBMED_TYPES) if (present.has(publicationType)) return articleType;
-  return present.has("Journal Article") || [...present].some((type) => /Trial|Study|Studies/.test(type))
-    ? "research-article"
-    : "other";
+  if ([...present].some((type) => /Trial|Study|Studies/.test(type))) return "research-article";
+  return present.has("Journal Article") ? researchArticleByTitle(title) : "other";
 }
 
 // JATS `article@article-type` values (JATS 1.3 tag library, plus PMC's) that the shared synonym table does not cover.

@@ -331,7 +331,7 @@ export function medlineCitationToDocument(citation: MedlineCitation): SourceDocu
       issn: citation.issn.length > 0 ? citation.issn : null,
       keywords: keywords.length > 0 ? keywords : null,
       publication_date: citation.publicationDate,
-      article_type: articleTypeFromPubMed(citation.publicationTypes),
+      article_type: articleTypeFromPubMed(citation.publicationTypes, citation.title),
     },
     ...(subjects.length > 0 ? { subjects } : {}),
     ...(notices.length > 0 ? { notices } : {}),
