@@ -338,6 +338,21 @@ describe("clarification", () => {
       expect(understand(q).clarification, q).not.toBeNull();
   });
 
+  it("reads 'what does the literature say about X' as asking about X: the asking verbs name nothing", () => {
+    expect(
+      understand("What does the literature say about hair cortisol in people with chronic stress?").entities,
+    ).toEqual(["hair cortisol", "chronic stress"]);
+    expect(understand("What does the evidence tell us about infliximab biosimilars?").entities).toEqual([
+      "infliximab biosimilars",
+    ]);
+    expect(understand("Summarize the research on hair cortisol and depression").entities).toEqual([
+      "hair cortisol",
+      "depression",
+    ]);
+    // still asked about when nothing else is named
+    expect(understand("what does the research say?").clarification).not.toBeNull();
+  });
+
   it("asks for the question in English when it reads as another language, naming the language", () => {
     for (const { language, query } of FOREIGN_QUESTIONS) {
       const clarification = understand(query).clarification;
