@@ -1,5 +1,5 @@
-// A journal article's type read from its title (OpenAlex, and MEDLINE records listed only as "Journal Article"): the cues that make it a correction, a case report, a
-// commentary or a review, and the titles that only look like one.
+// A journal article's type read from its title (OpenAlex, and MEDLINE records listed only as "Journal Article"): the
+// cues that make it a correction, a case report, a commentary or a review, and the titles that only look like one.
 import { describe, expect, it } from "vitest";
 import { articleTypeFromOpenAlex, articleTypeFromPubMed } from "../../src/ingest/articleType.js";
 
