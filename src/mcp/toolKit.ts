@@ -158,15 +158,16 @@ export function isLowBalanceOf(auth: AuthContext): boolean {
 
 /**
  * The reference service's MCP spellings beside ours: `query_id` (its skills tell agents to keep it and to pass it to
- * confirm) and each result's `source_collection` (which collection, so open-access rows can be labelled).
+ * confirm) and each result's `source_collection` (which collection holds it, a meta-collection's member for its rows,
+ * so open-access rows can be labelled).
  */
-export function withReferenceNames<T extends { queryId: string; results: Array<{ collection: string | null }> }>(
-  body: T,
-) {
+export function withReferenceNames<
+  T extends { queryId: string; results: Array<{ collection: string | null; memberCollection?: string }> },
+>(body: T) {
   return {
     ...body,
     query_id: body.queryId,
-    results: body.results.map((r) => ({ ...r, source_collection: r.collection })),
+    results: body.results.map((r) => ({ ...r, source_collection: r.memberCollection ?? r.collection })),
   };
 }
 

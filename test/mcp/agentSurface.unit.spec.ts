@@ -6,7 +6,7 @@ import { buildCatalog, type MetaCollection, type PlainCollection } from "../../s
 import type { AuthContext } from "../../src/usecases/auth/context.js";
 import { withRowShape } from "../../src/mcp/compactRows.js";
 import { leanSchema, toolSchemasOf } from "../../src/mcp/toolSchemas.js";
-import { takeFullMetadata, type McpDeps } from "../../src/mcp/toolKit.js";
+import { takeFullMetadata, withReferenceNames, type McpDeps } from "../../src/mcp/toolKit.js";
 import { costLine, toolsFor } from "../../src/mcp/tools.js";
 
 /** One row as a compact answer gives it. */
@@ -112,6 +112,20 @@ describe("compact rows", () => {
       source_collection: "scifact",
     });
     expect(JSON.stringify(compactRow(row)).length).toBeLessThan(JSON.stringify(row).length);
+  });
+
+  it("names a meta-collection row's member as its source_collection, compact or in full", () => {
+    const body = {
+      queryId: "q",
+      results: [{ id: "r", text: "t", metadata: null, collection: "biomedical", memberCollection: "scifact" }],
+    };
+    const named = withReferenceNames(body);
+    expect(named.results[0]).toMatchObject({ collection: "biomedical", source_collection: "scifact" });
+    expect(withRowShape(named, false).results[0]).toMatchObject({ source_collection: "scifact" });
+    expect(withReferenceNames({ queryId: "q", results: [{ collection: "scifact" }] }).results[0]).toEqual({
+      collection: "scifact",
+      source_collection: "scifact",
+    });
   });
 
   it("gives a URL only to a row without DOI or PMID, omits what the row lacks, and marks synthetic rows", () => {

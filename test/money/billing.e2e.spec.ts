@@ -242,6 +242,36 @@ describe("prices and billing headers", () => {
     );
   });
 
+  it("names a meta-collection row's member, whose price it is charged at, so the charge can be checked", async () => {
+    const org = await ops.org({}, "5.00");
+    const { key } = await ops.key(org.id);
+    await call("PUT", `/admin/v1/organizations/${org.id}/prices/scifact`, { admin, body: { pricePer1000: "0.500" } });
+    const prices = new Map<string, bigint>(
+      (await call("GET", "/api/v1/search/collections", { key })).body.collections
+        .filter((c: { pricePer1000?: string }) => c.pricePer1000 !== undefined)
+        .map((c: { name: string; pricePer1000: string }) => [c.name, parseCredits(c.pricePer1000)!]),
+    );
+    const body = { collection: "biomedical", query: "vitamin D deficiency and bone mineral density", limit: 8 };
+    const res = await q(key, body);
+    expect(res.status).toBe(200);
+    const members = res.body.results.map((r: { memberCollection: string }) => r.memberCollection);
+    expect(new Set(members).size, JSON.stringify(members)).toBeGreaterThan(1);
+    expect(members.every((m: string) => ["openalex-synergy", "scifact", "clinical-digest"].includes(m))).toBe(true);
+    expect(res.body.results.every((r: { collection: string }) => r.collection === "biomedical")).toBe(true);
+    // the re-fetch gives each row's tokens: their cost at their members' prices, summed and rounded once, is the charge
+    const kept = await call("GET", `/api/v1/search/results/${res.body.queryId}`, { key });
+    expect(kept.body.results.map((r: { memberCollection: string }) => r.memberCollection)).toEqual(members);
+    const numerator = kept.body.results.reduce(
+      (sum: bigint, r: { tokens: number; memberCollection: string }) =>
+        sum + BigInt(r.tokens) * prices.get(r.memberCollection)!,
+      0n,
+    );
+    expect(parseCredits(res.headers.get("x-query-cost")!)).toBe((numerator + 500n) / 1000n);
+    // a collection named directly: its rows need no member
+    const plain = await q(key, SEARCH);
+    expect(plain.body.results.some((r: object) => "memberCollection" in r)).toBe(false);
+  });
+
   it("omits X-Credits-Remaining when the balance is hidden, and every billing header when billing is off", async () => {
     const hidden = await ops.org({ hideBalance: true }, "5.00");
     const hk = await ops.key(hidden.id);

@@ -221,6 +221,13 @@ const filterReport = {
   }),
 };
 
+const memberCollection = z.string().meta({
+  description:
+    "On a meta-collection's rows only: the member collection holding the row, whose price per 1000 tokens it is " +
+    "charged at (the collections list gives each member's price). A request's charge for a collection is the sum of " +
+    "its rows' tokens times their own prices, divided by 1000, rounded once to the micro-credit.",
+});
+
 export const SearchResult = z.object({
   id: z.string().meta({ description: "Chunk identifier." }),
   text: z.string().meta({ description: "Chunk text." }),
@@ -228,6 +235,7 @@ export const SearchResult = z.object({
     description: "Null when include_metadata is false (unless figures were requested: then it holds `figures` alone).",
   }),
   collection: nullable(z.string()).meta({ description: "Origin collection as requested; always populated." }),
+  memberCollection: memberCollection.optional(),
   relevance: nullable(z.number()).meta({
     description:
       "0 to 1, three decimals: a calibrated estimate of the probability that the row's work answers the request, " +
@@ -335,6 +343,7 @@ const AssistedRelevance = z.object({
 
 export const AssistedSearchResult = z.object({
   collection: nullable(z.string()).meta({ description: "Origin collection as requested; always populated." }),
+  memberCollection: memberCollection.optional(),
   doiUrl: nullable(z.string()).meta({ description: "https://doi.org/{doi}, or null when the document has no DOI." }),
   id: z.string().meta({ description: "Chunk identifier." }),
   metadata: nullable(metadata).meta({ description: "Null when includeMetadata is false." }),
@@ -387,6 +396,7 @@ export const AssistedSearchResponse = z.object({
 export const PreviewResult = z.object({
   id: z.string(),
   collection: nullable(z.string()),
+  memberCollection: memberCollection.optional(),
   text: z
     .string()
     .meta({ description: "Full chunk text when `locked` is false; a short teaser when `locked` is true." }),

@@ -65,8 +65,19 @@ function searchResult(row: CachedRow, includeMetadata: boolean, includeFigures: 
     : includeFigures && Array.isArray(figures)
       ? { figures: responseFigures(figures, images) }
       : null;
-  return { id: row.id, text: row.text, metadata, collection: row.collection, relevance: row.relevance };
+  return {
+    id: row.id,
+    text: row.text,
+    metadata,
+    collection: row.collection,
+    ...memberOf(row),
+    relevance: row.relevance,
+  };
 }
+
+/** A meta-collection's row names the member holding it, whose price it is charged at. */
+const memberOf = (row: CachedRow) =>
+  row.physical && row.physical !== row.collection ? { memberCollection: row.physical } : {};
 
 /**
  * Preview/cached/unlocked row: locked rows show only the teaser; unlocked rows carry their figures (and images when
@@ -82,6 +93,7 @@ function ledgerRow(
   return {
     id: row.id,
     collection: row.collection,
+    ...memberOf(row),
     text: unlocked ? row.text : row.teaser,
     locked: !unlocked,
     tokens: row.tokens,
@@ -256,6 +268,7 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
       const { metadata } = searchResult(row, includeMetadata, images !== undefined, images?.get(row.id));
       return {
         collection: row.collection,
+        ...memberOf(row),
         doiUrl: doi ? `https://doi.org/${doi}` : null,
         id: row.id,
         metadata,
