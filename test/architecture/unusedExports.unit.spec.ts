@@ -190,6 +190,8 @@ const TEST_ONLY: Record<string, string> = {
   "src/usecases/search/paging.ts ListIdentity": "the type of a list's identity the cursor test builds",
   "src/usecases/search/pipeline.ts MAX_DOCUMENT_DEPTH":
     "the pipeline's document depth: the quality bench deepens its own search to the same limit",
+  "src/usecases/search/identifierQuery.ts doiOfQuery":
+    "pure rule: which queries are a DOI whole, held by its unit test",
   "src/usecases/search/previewIdempotency.ts idempotencyBodyHash":
     "pure rule: a preview request's idempotency hash; the billing test replays a body",
   "src/usecases/search/previewIdempotency.ts claimedBodyHash":

@@ -682,6 +682,45 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
     });
   });
 
+  describe("a DOI as the query", () => {
+    it("keeps to the work the DOI names, by its title; a DOI not held finds nothing and charges nothing", async () => {
+      const { orgId, key } = await liveKey();
+      const work = (await reference(key, { collection: "openalex-synergy", query: OPENALEX_QUERY }))[0]!;
+      const doi = work.metadata.doi!;
+      for (const query of [doi, `https://doi.org/${doi.toUpperCase()}`, `doi:${doi}.`]) {
+        const res = await call("POST", "/api/v1/search/query", {
+          key,
+          body: { collection: "openalex-synergy", query, limit: 5 },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        const rows = res.body.results as Row[];
+        expect(rows.length, query).toBeGreaterThan(0);
+        expect(rows.map((r) => r.metadata.doi)).toEqual(rows.map(() => doi));
+        expect(rows[0]!.relevance, query).toBeGreaterThan(0.3);
+        expect(res.body.filtersApplied).toBeUndefined();
+      }
+      const preview = await call("POST", "/api/v1/search/preview", {
+        key,
+        body: { collection: "openalex-synergy", query: doi, limit: 5 },
+      });
+      expect((preview.body.results as Row[]).every((r) => r.metadata.doi === doi)).toBe(true);
+      // a DOI no collection searched holds: no rows of other works, and nothing charged
+      const before = await ops.balanceOf(orgId);
+      const absent = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "openalex-synergy", query: "10.9999/not-held", limit: 5 },
+      });
+      expect([absent.status, absent.body.results, absent.headers.get("x-query-cost")]).toEqual([200, [], "0.000000"]);
+      expect(await ops.balanceOf(orgId)).toBe(before);
+      // a DOI among other words is a query like any other
+      const words = await call("POST", "/api/v1/search/query", {
+        key,
+        body: { collection: "openalex-synergy", query: `${OPENALEX_QUERY} ${doi}`, limit: 5 },
+      });
+      expect((words.body.results as Row[]).some((r) => r.metadata.doi !== doi)).toBe(true);
+    });
+  });
+
   describe("MCP", () => {
     it("search and preview take like, sort, cursor and max_cost as REST does", async () => {
       const { key } = await liveKey();

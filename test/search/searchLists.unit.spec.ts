@@ -13,6 +13,7 @@ import { cursorOf, queryIdOfCursor } from "../../src/domain/cursors.js";
 import { sortRows } from "../../src/usecases/search/sortOrder.js";
 import { capToCost } from "../../src/domain/costCap.js";
 import { workCondition } from "../../src/usecases/search/moreLikeThis.js";
+import { doiOfQuery } from "../../src/usecases/search/identifierQuery.js";
 import { Rejection } from "../../src/domain/rejection.js";
 import { shapeList } from "../../src/usecases/search/pipeline.js";
 
@@ -195,6 +196,18 @@ describe("a like-work's identifier", () => {
     });
     expect(workCondition(" 4983 ")).toEqual({ kind: "eq", field: "doc_id", value: "4983" });
     expect(codeOf(() => workCondition("pmid:abc"))).toBe("VALIDATION_ERROR");
+  });
+});
+
+describe("a DOI as the whole query", () => {
+  it("reads a bare DOI, doi: and a doi.org link, a copied full stop aside; never a DOI among words", () => {
+    expect(doiOfQuery("10.1037/a0014044")).toBe("10.1037/a0014044");
+    expect(doiOfQuery("  https://doi.org/10.1037/A0014044.  ")).toBe("10.1037/a0014044");
+    expect(doiOfQuery("doi: 10.1056/NEJMoa1703068")).toBe("10.1056/nejmoa1703068");
+    expect(doiOfQuery("doi:10.1056/nejmoa1703068;")).toBe("10.1056/nejmoa1703068");
+    expect(doiOfQuery("vitamin D 10.1056/nejmoa1703068")).toBeNull();
+    expect(doiOfQuery("10.5 mg of folate")).toBeNull();
+    expect(doiOfQuery("pmid:12345678")).toBeNull();
   });
 });
 

@@ -73,6 +73,11 @@ export interface SearchRequestInput {
   selection?: RowSelection;
   /** the works nearest a work instead of a query: `query` then holds its title and abstract (moreLikeThis.ts) */
   like?: LikeTarget;
+  /**
+   * the query as sent when it was a work's DOI: `query` then holds the work's title and `constraints` keep the search
+   * to the work (identifierQuery.ts); the query record keeps what was sent
+   */
+  identifier?: string;
   /** absent or 'relevance': the ranked list; otherwise the relevant candidates ordered by the key */
   sort?: SortOrder;
   /** a cursor's page: the rows and documents earlier pages delivered are left out */

@@ -84,7 +84,9 @@ export const catalogueQuestionOf = (
   { deps, collectionNames }: SearchContext,
   input: SearchRequestInput,
 ): CatalogueQuestion | null =>
-  deps.catalogue && input.filters == null ? detectCatalogueQuestion(input.query, collectionNames) : null;
+  deps.catalogue && input.filters == null && input.identifier === undefined
+    ? detectCatalogueQuestion(input.query, collectionNames)
+    : null;
 
 /**
  * Answered from the catalogue: free (no credits, quota, trial query or preview hour); one slot of the per-minute

@@ -101,7 +101,7 @@ export async function searchChargeOf(
 
 /** The query a record keeps: the text searched, or `like:ID` for the works near a work. */
 export const queryOfRecord = (input: SearchRequestInput): string =>
-  input.like ? `like:${input.like.work}` : input.query;
+  input.like ? `like:${input.like.work}` : (input.identifier ?? input.query);
 
 /** What a query record keeps of the list fields a request asked for: the work searched near, the order, the cap. */
 export function listPayload(
