@@ -22,6 +22,19 @@ const source = z
     issn_l: z.string().nullish(),
     issn: z.array(z.string()).nullish(),
     host_organization_name: z.string().nullish(),
+    /** journal, repository, conference, ebook platform, ... */
+    type: z.string().nullish(),
+  })
+  .nullish();
+
+/** The venue of OpenAlex's older schema, which the shipped records still carry beside `primary_location`. */
+const hostVenue = z
+  .object({
+    display_name: z.string().nullish(),
+    issn_l: z.string().nullish(),
+    issn: z.array(z.string()).nullish(),
+    publisher: z.string().nullish(),
+    type: z.string().nullish(),
   })
   .nullish();
 
@@ -42,6 +55,8 @@ const openAlexWork = z.object({
   ids: z.record(z.string(), z.string().nullish()).nullish(),
   primary_location: location,
   best_oa_location: location,
+  locations: z.array(location).nullish(),
+  host_venue: hostVenue,
   open_access: z.object({ is_oa: z.boolean().nullish(), oa_status: z.string().nullish() }).nullish(),
   authorships: z
     .array(
@@ -156,18 +171,54 @@ function authorshipsOf(work: z.infer<typeof openAlexWork>): Authorship[] {
   });
 }
 
+interface Venue {
+  journal: string | null;
+  publisher: string | null;
+  issns: (string | null | undefined)[];
+}
+
+/**
+ * Where the work was published: its primary location's source, unless that is a repository (DOAJ, PubMed Central),
+ * which holds a copy and is no journal; then the journal the older `host_venue` or another location names, else none.
+ * A citation manager prints this as the journal.
+ */
+function venueOf(work: z.infer<typeof openAlexWork>): Venue {
+  const primary = work.primary_location?.source;
+  if (primary && primary.type !== "repository")
+    return {
+      journal: primary.display_name ?? null,
+      publisher: primary.host_organization_name ?? null,
+      issns: [primary.issn_l, ...(primary.issn ?? [])],
+    };
+  const host = work.host_venue;
+  if (host && host.type === "journal")
+    return {
+      journal: host.display_name ?? null,
+      publisher: host.publisher ?? null,
+      issns: [host.issn_l, ...(host.issn ?? [])],
+    };
+  const journal = work.locations?.find((l) => l?.source?.type === "journal")?.source;
+  if (journal)
+    return {
+      journal: journal.display_name ?? null,
+      publisher: journal.host_organization_name ?? null,
+      issns: [journal.issn_l, ...(journal.issn ?? [])],
+    };
+  return { journal: null, publisher: null, issns: [] };
+}
+
 /** Maps one OpenAlex work record to a source document (doc_id = the short W-id). */
 export function openAlexWorkToDocument(raw: unknown): SourceDocument {
   const parsed = openAlexWork.safeParse(raw);
   if (!parsed.success) throw new Error(readableIssues(parsed.error));
   const work = parsed.data;
-  const venue = work.primary_location?.source;
+  const venue = venueOf(work);
   const title = work.title ? plainTextFromMarkup(work.title) || null : null;
   const openAccess = openAccessOf(work.open_access);
   const abstract = abstractFromInvertedIndex(work.abstract_inverted_index);
   const authorships = authorshipsOf(work);
   const authors = authorships.map((a) => a.name);
-  const issn = issnListFromSource([venue?.issn_l, ...(venue?.issn ?? [])]);
+  const issn = issnListFromSource(venue.issns);
   const keywords = keywordsOf(work);
   const subjects = subjectsOf(work);
   return {
@@ -182,8 +233,8 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
       pmid: pmidFromSource(work.ids?.pmid),
       pmcid: pmcidFromSource(work.ids?.pmcid),
       url: work.primary_location?.landing_page_url ?? null,
-      journal: venue?.display_name ?? null,
-      publisher: venue?.host_organization_name ?? null,
+      journal: venue.journal,
+      publisher: venue.publisher,
       issn: issn.length > 0 ? issn : null,
       keywords: keywords.length > 0 ? keywords : null,
       publication_date: isoDate(work.publication_date),

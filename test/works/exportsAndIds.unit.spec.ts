@@ -335,6 +335,46 @@ describe("what the works table keeps for exports", () => {
     });
   });
 
+  it("OpenAlex: the journal, never a repository holding a copy (DOAJ), else none", () => {
+    const doaj = {
+      display_name: "DOAJ (DOAJ: Directory of Open Access Journals)",
+      host_organization_name: "DOAJ: Directory of Open Access Journals",
+      type: "repository",
+    };
+    const work = (more: object) =>
+      openAlexWorkToDocument({ id: "https://openalex.org/W1", title: "T", primary_location: { source: doaj }, ...more })
+        .metadata;
+    expect(
+      work({
+        host_venue: {
+          display_name: "Journal of Sports Science and Medicine",
+          issn_l: "1303-2968",
+          publisher: "Uludag University",
+          type: "journal",
+        },
+      }),
+    ).toMatchObject({
+      journal: "Journal of Sports Science and Medicine",
+      publisher: "Uludag University",
+      issn: ["1303-2968"],
+    });
+    expect(
+      work({
+        locations: [
+          { source: doaj },
+          { source: { display_name: "Farmacia Hospitalaria", issn: ["1130-6343"], type: "journal" } },
+        ],
+      }),
+    ).toMatchObject({ journal: "Farmacia Hospitalaria", issn: ["1130-6343"] });
+    expect(work({ host_venue: { ...doaj, type: "repository" } })).toMatchObject({ journal: null, publisher: null });
+    // a journal as the primary location is the journal, as before
+    const journal = { display_name: "Bone", host_organization_name: "Elsevier", issn_l: "8756-3282", type: "journal" };
+    expect(
+      openAlexWorkToDocument({ id: "https://openalex.org/W2", title: "T", primary_location: { source: journal } })
+        .metadata,
+    ).toMatchObject({ journal: "Bone", publisher: "Elsevier", issn: ["8756-3282"] });
+  });
+
   it("MEDLINE: a structured abstract under its printed labels, and every MeSH heading, major or not", () => {
     const xml = `<MedlineCitationSet><MedlineCitation Status="MEDLINE"><PMID Version="1">100</PMID><Article>
       <ArticleTitle>T</ArticleTitle><Abstract><AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">Why.</AbstractText>
@@ -355,5 +395,11 @@ describe("what the works table keeps for exports", () => {
   it("a bare number not found suggests its pmid: form; any other id lists the forms taken", () => {
     expect(notFound("19833787")).toContain("send pmid:19833787");
     expect(notFound("10.1/nowhere")).toContain("a PubMed URL");
+    // a work's citations asked for by another path: the two routes that list them
+    expect(notFound("W2106656997/citations")).toBe(
+      'no work is named "W2106656997/citations": GET /api/v1/works/W2106656997/cited-by lists the works citing ' +
+        "it, and /api/v1/works/W2106656997/references the works it cites",
+    );
+    expect(notFound("10.1/x/citing")).toContain("/api/v1/works/10.1/x/cited-by");
   });
 });
