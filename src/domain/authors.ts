@@ -66,7 +66,13 @@ export function parseAuthorId(raw: string): { ok: true; id: AuthorId } | { ok: f
   const why = ORCID_BODY.test(body)
     ? `"${printable(raw)}" has the shape of an ORCID but its check digit is wrong; check it against orcid.org`
     : `"${printable(raw)}" is not an author id`;
-  return { ok: false, reason: `${why}: send ${AUTHOR_ID_SPELLINGS}` };
+  // a name sent where an id goes: the search by name finds the ids
+  const name = raw.trim();
+  const byName =
+    !ORCID_BODY.test(body) && /^[\p{L}][\p{L}' .,-]{1,99}$/u.test(name)
+      ? `; to find people by name, GET /api/v1/authors?name=${encodeURIComponent(name)} (MCP: find_authors)`
+      : "";
+  return { ok: false, reason: `${why}: send ${AUTHOR_ID_SPELLINGS}${byName}` };
 }
 
 /** A value safe to quote back in a message: control characters shown as \uXXXX, cut at 100 characters. */

@@ -56,6 +56,11 @@ describe("author ids", () => {
     if (!sum.ok) expect(sum.reason).toMatch(/check digit/);
     const nul = parseAuthorId("A12\u0000");
     if (!nul.ok) expect(nul.reason).toContain("\\u0000");
+    // a name where the id goes: the search by name is named, the name in it encoded
+    const named = parseAuthorId("Clemens Kirschbaum");
+    if (!named.ok) expect(named.reason).toContain("GET /api/v1/authors?name=Clemens%20Kirschbaum");
+    expect(named.ok).toBe(false);
+    if (!bad.ok) expect(bad.reason).not.toContain("?name=");
   });
 
   it("is not a work id or a name", () => {

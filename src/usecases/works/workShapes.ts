@@ -62,8 +62,17 @@ export interface WorksDeps {
   clock: () => Date;
 }
 
+/** A path past a work's id that names its citations another way ("W123/citations"): the routes that list them. */
+const CITATION_PATH = /^(.+)\/(citations?|citing|cites|cited[-_]?by|citers|refs|references?|bibliography)$/i;
+
 /** Why no work answers `id`, naming the spellings that would (for a bare number: its `pmid:` form). */
 export function notFound(id: string): string {
+  const citations = CITATION_PATH.exec(id);
+  if (citations && parseWorkId(citations[1]!))
+    return (
+      `no work is named "${id}": GET /api/v1/works/${citations[1]}/cited-by lists the works citing it, and ` +
+      `/api/v1/works/${citations[1]}/references the works it cites`
+    );
   const parsed = parseWorkId(id);
   if (parsed?.orDocId)
     return (
