@@ -194,8 +194,6 @@ const TEST_ONLY: Record<string, string> = {
     "pure rule: which queries are a DOI whole, held by its unit test",
   "src/usecases/search/previewIdempotency.ts idempotencyBodyHash":
     "pure rule: a preview request's idempotency hash; the billing test replays a body",
-  "src/usecases/search/previewIdempotency.ts claimedBodyHash":
-    "pure rule: what a claim keeps; the billing test writes a claim held by another process",
   "src/usecases/search/queryCache.ts queryRecordPart":
     "a query record as a charge writes it: the charge-batch int test writes one beside each charge, as a " +
     "search does, without running searches",

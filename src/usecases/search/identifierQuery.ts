@@ -8,6 +8,7 @@ import type { SearchEngine } from "../../retrieval/port.js";
 import type { AuthContext } from "../auth/context.js";
 import { resolveTargets } from "../auth/keyScope.js";
 import type { SearchRequestInput } from "./pipeline.js";
+import { queryProblem } from "./queryValidation.js";
 
 /** The DOI a query is, whole (bare, `doi:` or a doi.org link; punctuation a copy takes along at its end aside). */
 export function doiOfQuery(query: string): string | null {
@@ -44,7 +45,9 @@ export async function withIdentifiedWork(
     physical.map(async (name) => {
       if (!(await deps.engine.hasIndex(name))) return null;
       const [hit] = await deps.engine.findChunks(name, condition, 1);
-      return typeof hit?.metadata.title === "string" && hit.metadata.title.trim() !== "" ? hit.metadata.title : null;
+      // a title the search could not take as a query ("?") leaves the DOI as the text ranked by
+      const title = hit?.metadata.title;
+      return typeof title === "string" && queryProblem(title) === null ? title : null;
     }),
   );
   const title = titles.find((t) => t !== null);

@@ -27,7 +27,7 @@ function assertIdempotencyKey(key: string): void {
  * What a claim keeps: the body's hash under the name of the operation asking, so one key never stands for the same
  * body sent to two endpoints (a search's key replayed on /preview would otherwise answer the paid search as a preview).
  */
-export function claimedBodyHash(operation: KeyedOperation, bodyHash: string): string {
+function claimedBodyHash(operation: KeyedOperation, bodyHash: string): string {
   return createHash("sha256").update(`${operation}\u0000${bodyHash}`).digest("hex");
 }
 
@@ -56,17 +56,28 @@ export async function claimIdempotencyKey(
   now: Date,
   operation: KeyedOperation,
 ): Promise<IdempotencyClaim> {
-  return claimOf(db, orgId, key, claimedBodyHash(operation, bodyHash), now, operation);
+  return claimOf(db, orgId, key, { stored: claimedBodyHash(operation, bodyHash), legacy: bodyHash }, now, operation);
+}
+
+/**
+ * A claim's hashes: the one it stores, and the body's alone, which a claim made before claims were kept per endpoint
+ * holds (a retry of such a request is a replay, as it was when the claim was made, never "use a new key": a client
+ * that obeys would pay twice).
+ */
+interface ClaimHashes {
+  stored: string;
+  legacy: string;
 }
 
 async function claimOf(
   db: Queryable,
   orgId: string,
   key: string,
-  bodyHash: string,
+  hashes: ClaimHashes,
   now: Date,
   operation: KeyedOperation,
 ): Promise<IdempotencyClaim> {
+  const bodyHash = hashes.stored;
   const inserted = await db.query(
     `INSERT INTO preview_idempotency (org_id, idem_key, body_hash, query_id, created_at) VALUES ($1, $2, $3, NULL, $4)
      ON CONFLICT (org_id, idem_key) DO NOTHING RETURNING idem_key`,
@@ -77,7 +88,7 @@ async function claimOf(
     "SELECT body_hash, query_id, created_at FROM preview_idempotency WHERE org_id = $1 AND idem_key = $2",
     [orgId, key],
   );
-  if (!row) return claimOf(db, orgId, key, bodyHash, now, operation);
+  if (!row) return claimOf(db, orgId, key, hashes, now, operation);
   const age = now.getTime() - new Date(row.created_at).getTime();
   const stale = age >= IDEMPOTENCY_KEY_LIFETIME_MS || (row.query_id === null && age >= ABANDONED_CLAIM_MS);
   if (stale) {
@@ -87,9 +98,9 @@ async function claimOf(
       [orgId, key, bodyHash, now.toISOString(), new Date(row.created_at).toISOString()],
     );
     if (taken.length === 1) return { kind: "claimed" };
-    return claimOf(db, orgId, key, bodyHash, now, operation);
+    return claimOf(db, orgId, key, hashes, now, operation);
   }
-  if (row.body_hash !== bodyHash) {
+  if (row.body_hash !== bodyHash && row.body_hash !== hashes.legacy) {
     throw new Rejection(
       "IDEMPOTENCY_KEY_REUSED",
       "this Idempotency-Key was used in the last 24 hours for another request (a different body, or the same body " +
