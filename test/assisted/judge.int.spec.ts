@@ -173,6 +173,40 @@ describe("built-in judge on SciFact evidence", () => {
     expect(right.after / pairs.length).toBeGreaterThanOrEqual(0.85);
   }, 300_000);
 
+  it("never verifies a study of another population than the one asked about", async () => {
+    const query = "What are the outcomes of bariatric surgery in adolescents?";
+    const understanding = understandByRules({ query, callerFilters: null }, { vocabulary, now });
+    const pool = [
+      candidate(
+        "adults",
+        "The 2013 guidelines increased the number of adults recommended for weight loss treatment by 20.9%. " +
+          "Bariatric surgery remains the most effective treatment for severe obesity in adults.",
+        "Gastrointestinal traits: individualizing therapy for obesity with drugs and devices",
+        query,
+        0,
+      ),
+      candidate(
+        "adolescents",
+        "Bariatric surgery in adolescents with severe obesity led to substantial weight loss and remission of type 2 " +
+          "diabetes and hypertension over five years of follow-up.",
+        "Five-year outcomes of gastric bypass in adolescents with severe obesity",
+        query,
+        1,
+      ),
+    ];
+    const read = await judgeCandidates({ embedder }, query, understanding, pool);
+    expect(read.map((v) => [v.id, v.verified])).toEqual([
+      ["adults", false],
+      ["adolescents", true],
+    ]);
+    // alone (the collection holds nothing on adolescents), the adults' study is verified only without the reading of
+    // populations: the rule is what leaves it out, and the answer is then no_relevant_results
+    const alone = [pool[0]!];
+    expect((await judgeCandidates({ embedder }, query, understanding, alone))[0]!.verified).toBe(false);
+    const unread = await judgeCandidates({ embedder, readQualifiers: false }, query, understanding, alone);
+    expect(unread[0]!.verified).toBe(true);
+  });
+
   it("reads a claim and the same claim asked as a question alike: the same verified rows, no priority", async () => {
     const pool = claims.map((c, i) => ({ ...c.evidenceChunk, retrievalScore: 0.5, rank: i }));
     let verifiedClaims = 0;

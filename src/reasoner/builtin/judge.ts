@@ -7,7 +7,7 @@
 import type { Embedder } from "../../embedding/port.js";
 import { analyzeEnglish } from "../../text/englishAnalyzer.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
-import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "./qualifiers.js";
+import { populationConflict, QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "./qualifiers.js";
 import { YES_NO_QUESTION } from "./vocabulary.js";
 import {
   centralConcept,
@@ -361,7 +361,14 @@ export async function judgeCandidates(
   const kind = requestKind(query, understanding);
   const call = callEvidence(understanding.entities, candidates, texts, bestSentences, scores, scale.central, kind);
   const probabilities = scaleProbabilities(scale.models[kind], call);
-  const verified = verifiedOnScale({ ...scale, gate: model.threshold }, kind, call, probabilities);
+  // a study of another population than the one asked about answers another question: never verified
+  const otherPopulation = candidates.map(
+    (candidate) =>
+      deps.readQualifiers !== false && populationConflict(query, `${candidate.title ?? ""}\n${candidate.text}`),
+  );
+  const verified = verifiedOnScale({ ...scale, gate: model.threshold }, kind, call, probabilities).map(
+    (v, i) => v && !otherPopulation[i],
+  );
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;
     // sentencesOf puts the title first when the candidate has one

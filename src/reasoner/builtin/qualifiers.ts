@@ -158,6 +158,15 @@ export function qualifierConflict(query: string, candidateText: string, title?: 
   }
   // asked who comes to have a condition, a study of people who all have it already answers another question
   if (onsetConditions(query).some((stem) => onlyAlreadyHad(candidateText, stem))) return true;
+  return populationConflict(query, candidateText);
+}
+
+/**
+ * Whether the candidate names only another population than the one the query names (children / adults, women / men):
+ * "bariatric surgery in adolescents" and a text that speaks of adults and never of children or adolescents. Such a
+ * study does not answer the question, whatever else it shares with it: the judge never verifies it.
+ */
+export function populationConflict(query: string, candidateText: string): boolean {
   for (const groups of [POPULATIONS, SEXES]) {
     const asked = groupsIn(query, groups);
     if (asked.size !== 1) continue;
