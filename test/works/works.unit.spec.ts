@@ -485,13 +485,18 @@ describe("exports", () => {
         format,
       ).toEqual(["Effects of {braces} & 50% of_things", "Second"]);
       expect(items[0]!.DOI, format).toBe("10.1000/abc");
-      expect(items[0]!.issued?.["date-parts"][0]?.[0], format).toBe(2020);
+      expect(items[0]!.issued?.["date-parts"][0]?.slice(0, 2), format).toEqual([2020, 5]);
       expect(items[1]!.issued?.["date-parts"][0]?.[0], format).toBe(2019);
       expect(items[0]!.author?.slice(0, 2), format).toEqual([
         { family: "Lovelace", given: "Ada" },
         { family: "Hopper", given: "Grace" },
       ]);
     }
+  });
+
+  it("writes BibTeX's month as its own macro, which classic styles print by name", () => {
+    expect(exportWorks("bibtex", works)).toContain("  month = may,\n");
+    expect(exportWorks("bibtex", [{ ...works[0]!, publication_date: "2020-13-01" }])).not.toContain("month");
   });
 
   it("splits names into family and given parts, groups whole", () => {

@@ -224,6 +224,9 @@ function bibAuthors(authors: readonly string[]): string | null {
     .join(" and ");
 }
 
+/** BibTeX's predefined month macros, in order. */
+const BIBTEX_MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+
 function bibtex(works: readonly ExportWork[]): string {
   const used = new Set<string>();
   return works
@@ -236,7 +239,7 @@ function bibtex(works: readonly ExportWork[]): string {
         ["author", bibAuthors(w.authors)],
         ["journal", w.journal && bibText(w.journal)],
         ["year", date ? String(date[0]) : null],
-        ["month", date && date.length > 1 ? String(date[1]) : null],
+        ["month", date && date[1] !== undefined && date[1] >= 1 && date[1] <= 12 ? String(date[1]) : null],
         ["publisher", w.publisher && bibText(w.publisher)],
         ["issn", w.issn[0] ? bibText(w.issn[0]) : null],
         ["doi", w.doi && bibVerbatim(w.doi)],
@@ -247,7 +250,10 @@ function bibtex(works: readonly ExportWork[]): string {
         ["keywords", keywords.length > 0 ? keywords.join(", ") : null],
         ["note", integrityNote(w.integrity) && bibText(integrityNote(w.integrity)!)],
       ];
-      const lines = fields.filter(([, v]) => v).map(([k, v]) => `  ${k} = {${v}}`);
+      // the month as BibTeX's own macro (jan ... dec): classic styles print it by name, where they print "{8}" as 8
+      const lines = fields
+        .filter(([, v]) => v)
+        .map(([k, v]) => (k === "month" ? `  month = ${BIBTEX_MONTHS[Number(v) - 1]}` : `  ${k} = {${v}}`));
       return `@${isJournalArticle(w) ? "article" : "misc"}{${entryKey(w, used)},\n${lines.join(",\n")}\n}\n`;
     })
     .join("\n");
