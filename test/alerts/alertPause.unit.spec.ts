@@ -53,7 +53,7 @@ describe("a retired collection", () => {
     expect(rejection.code).toBe("COLLECTION_NOT_FOUND");
     expect(rejection.message).toBe(
       'collection "old-notes" was retired on 2026-11-29T08:00:00.000Z and can no longer be searched; search one of ' +
-        '"scifact" instead, or GET /api/v1/search/collections lists the ones you can search',
+        '"scifact" instead, or GET /api/v1/search/collections (MCP: list_collections) lists the ones you can search',
     );
     expect(rejection.details).toEqual({
       collection: "old-notes",

@@ -35,7 +35,8 @@ describe("did you mean", () => {
     });
     expect([notFound.status, notFound.body.error.code]).toEqual([404, "COLLECTION_NOT_FOUND"]);
     expect(notFound.body.error.message).toBe(
-      'collection "scifacts" does not exist. Did you mean "scifact"? GET /api/v1/search/collections lists the ' +
+      'collection "scifacts" does not exist. Did you mean "scifact"? GET /api/v1/search/collections (MCP: ' +
+        "list_collections) lists the " +
         "ones you can search",
     );
     const path = await call("POST", "/api/v1/search/clinical-digets", { key, body: { query: QUERY } });
@@ -46,7 +47,8 @@ describe("did you mean", () => {
     const far = await call("POST", "/api/v1/search/query", { key, body: { collection: "pubmed", query: QUERY } });
     expect([far.status, far.body.error.message]).toEqual([
       404,
-      'collection "pubmed" does not exist. GET /api/v1/search/collections lists the ones you can search',
+      'collection "pubmed" does not exist. GET /api/v1/search/collections (MCP: list_collections) lists the ' +
+        "ones you can search",
     ]);
 
     // a scoped key is pointed at what it can reach, never at what it cannot

@@ -295,7 +295,8 @@ describe("tools/list per key", () => {
       body: {
         code: "NO_COLLECTION_ACCESS",
         message:
-          'this API key cannot reach collection "openalex-synergy". GET /api/v1/search/collections lists the ' +
+          'this API key cannot reach collection "openalex-synergy". GET /api/v1/search/collections (MCP: ' +
+          "list_collections) lists the " +
           "ones it can",
       },
     });

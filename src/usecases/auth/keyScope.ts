@@ -27,7 +27,7 @@ export function retiredCollection(retired: { name: string; at: string }, reachab
   return new Rejection(
     "COLLECTION_NOT_FOUND",
     `collection "${retired.name}" was retired on ${retired.at} and can no longer be searched; ${instead}` +
-      "GET /api/v1/search/collections lists the ones you can search",
+      "GET /api/v1/search/collections (MCP: list_collections) lists the ones you can search",
     { collection: retired.name, retired: true, retiredAt: retired.at },
   );
 }
@@ -48,14 +48,14 @@ export function resolveTargets(
       throw new Rejection(
         "COLLECTION_NOT_FOUND",
         `collection "${name}" does not exist.${didYouMean(name, reachableNames(catalog, auth))} ` +
-          "GET /api/v1/search/collections lists the ones you can search",
+          "GET /api/v1/search/collections (MCP: list_collections) lists the ones you can search",
       );
     }
     if (!inKeyScope(auth, entry)) {
       throw new Rejection(
         "NO_COLLECTION_ACCESS",
         `this API key cannot reach collection "${entry.name}".${didYouMean(name, reachableNames(catalog, auth))} ` +
-          "GET /api/v1/search/collections lists the ones it can",
+          "GET /api/v1/search/collections (MCP: list_collections) lists the ones it can",
       );
     }
     if (seen.has(entry.name)) continue;

@@ -217,8 +217,8 @@ export function createCatalogueService(deps: CatalogueDeps) {
         throw new Rejection(
           "NO_COLLECTION_ACCESS",
           `this API key cannot reach a collection named "${name}".` +
-            `${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections lists the ones it ` +
-            "can",
+            `${didYouMean(name, reachableNames(catalog, auth))} GET /api/v1/search/collections ` +
+            "(MCP: list_collections) lists the ones it can",
         );
       }
       await deps.takeMinuteSlot(auth);
