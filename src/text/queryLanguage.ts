@@ -42,7 +42,10 @@ const FUNCTION_WORDS: Readonly<Record<string, readonly string[]>> = {
   ],
 };
 
-/** English function words: a question holding as many of these as of another language's is read as English. */
+/**
+ * English function words: a question is read as another language only when it holds more than 1.5 times as many of
+ * that language's function words as of these.
+ */
 const ENGLISH = new Set([
   ...["the", "of", "and", "in", "is", "are", "for", "with", "to", "a", "an", "on", "does", "did", "what"],
   ...["which", "how", "by", "from", "or", "than", "between", "among", "after", "before", "versus", "vs", "be"],
