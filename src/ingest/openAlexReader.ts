@@ -27,17 +27,6 @@ const source = z
   })
   .nullish();
 
-/** The venue of OpenAlex's older schema, which the shipped records still carry beside `primary_location`. */
-const hostVenue = z
-  .object({
-    display_name: z.string().nullish(),
-    issn_l: z.string().nullish(),
-    issn: z.array(z.string()).nullish(),
-    publisher: z.string().nullish(),
-    type: z.string().nullish(),
-  })
-  .nullish();
-
 const location = z
   .object({
     landing_page_url: z.string().nullish(),
@@ -55,8 +44,6 @@ const openAlexWork = z.object({
   ids: z.record(z.string(), z.string().nullish()).nullish(),
   primary_location: location,
   best_oa_location: location,
-  locations: z.array(location).nullish(),
-  host_venue: hostVenue,
   open_access: z.object({ is_oa: z.boolean().nullish(), oa_status: z.string().nullish() }).nullish(),
   authorships: z
     .array(
@@ -179,32 +166,16 @@ interface Venue {
 
 /**
  * Where the work was published: its primary location's source, unless that is a repository (DOAJ, PubMed Central),
- * which holds a copy and is no journal; then the journal the older `host_venue` or another location names, else none.
- * A citation manager prints this as the journal.
+ * which holds a copy and is no journal: then none, rather than the repository's name printed as the journal.
  */
 function venueOf(work: z.infer<typeof openAlexWork>): Venue {
   const primary = work.primary_location?.source;
-  if (primary && primary.type !== "repository")
-    return {
-      journal: primary.display_name ?? null,
-      publisher: primary.host_organization_name ?? null,
-      issns: [primary.issn_l, ...(primary.issn ?? [])],
-    };
-  const host = work.host_venue;
-  if (host && host.type === "journal")
-    return {
-      journal: host.display_name ?? null,
-      publisher: host.publisher ?? null,
-      issns: [host.issn_l, ...(host.issn ?? [])],
-    };
-  const journal = work.locations?.find((l) => l?.source?.type === "journal")?.source;
-  if (journal)
-    return {
-      journal: journal.display_name ?? null,
-      publisher: journal.host_organization_name ?? null,
-      issns: [journal.issn_l, ...(journal.issn ?? [])],
-    };
-  return { journal: null, publisher: null, issns: [] };
+  if (!primary || primary.type === "repository") return { journal: null, publisher: null, issns: [] };
+  return {
+    journal: primary.display_name ?? null,
+    publisher: primary.host_organization_name ?? null,
+    issns: [primary.issn_l, ...(primary.issn ?? [])],
+  };
 }
 
 /** Maps one OpenAlex work record to a source document (doc_id = the short W-id). */

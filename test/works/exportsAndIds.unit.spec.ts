@@ -335,44 +335,21 @@ describe("what the works table keeps for exports", () => {
     });
   });
 
-  it("OpenAlex: the journal, never a repository holding a copy (DOAJ), else none", () => {
+  it("OpenAlex: the journal, never a repository holding a copy (DOAJ)", () => {
     const doaj = {
       display_name: "DOAJ (DOAJ: Directory of Open Access Journals)",
       host_organization_name: "DOAJ: Directory of Open Access Journals",
+      issn_l: "2219-1933",
       type: "repository",
     };
-    const work = (more: object) =>
-      openAlexWorkToDocument({ id: "https://openalex.org/W1", title: "T", primary_location: { source: doaj }, ...more })
-        .metadata;
-    expect(
-      work({
-        host_venue: {
-          display_name: "Journal of Sports Science and Medicine",
-          issn_l: "1303-2968",
-          publisher: "Uludag University",
-          type: "journal",
-        },
-      }),
-    ).toMatchObject({
-      journal: "Journal of Sports Science and Medicine",
-      publisher: "Uludag University",
-      issn: ["1303-2968"],
-    });
-    expect(
-      work({
-        locations: [
-          { source: doaj },
-          { source: { display_name: "Farmacia Hospitalaria", issn: ["1130-6343"], type: "journal" } },
-        ],
-      }),
-    ).toMatchObject({ journal: "Farmacia Hospitalaria", issn: ["1130-6343"] });
-    expect(work({ host_venue: { ...doaj, type: "repository" } })).toMatchObject({ journal: null, publisher: null });
+    const work = (source: object) =>
+      openAlexWorkToDocument({ id: "https://openalex.org/W1", title: "T", primary_location: { source } }).metadata;
+    expect(work(doaj)).toMatchObject({ journal: null, publisher: null, issn: null });
     // a journal as the primary location is the journal, as before
     const journal = { display_name: "Bone", host_organization_name: "Elsevier", issn_l: "8756-3282", type: "journal" };
-    expect(
-      openAlexWorkToDocument({ id: "https://openalex.org/W2", title: "T", primary_location: { source: journal } })
-        .metadata,
-    ).toMatchObject({ journal: "Bone", publisher: "Elsevier", issn: ["8756-3282"] });
+    expect(work(journal)).toMatchObject({ journal: "Bone", publisher: "Elsevier", issn: ["8756-3282"] });
+    // a source without a type (older records) is read as before
+    expect(work({ display_name: "Bone" })).toMatchObject({ journal: "Bone" });
   });
 
   it("MEDLINE: a structured abstract under its printed labels, and every MeSH heading, major or not", () => {
