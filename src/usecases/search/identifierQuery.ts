@@ -8,6 +8,7 @@ import type { SearchEngine } from "../../retrieval/port.js";
 import type { AuthContext } from "../auth/context.js";
 import { resolveTargets } from "../auth/keyScope.js";
 import type { SearchRequestInput } from "./pipeline.js";
+import { holdingChunks, workCondition } from "./moreLikeThis.js";
 import { queryProblem } from "./queryValidation.js";
 
 /** The DOI a query is, whole (bare, `doi:` or a doi.org link; punctuation a copy takes along at its end aside). */
@@ -37,19 +38,16 @@ export async function withIdentifiedWork(
   if (auth.billingMode === "sandbox") return input;
   const doi = input.like || input.constraints !== undefined ? null : doiOfQuery(input.query);
   if (!doi) return input;
-  const condition = { kind: "eq", field: "doi", value: doi } as const;
+  const condition = workCondition(doi);
   const physical = [
     ...new Set(resolveTargets(deps.catalog, auth, input.collections).flatMap((t) => t.physical.map((c) => c.name))),
   ];
-  const titles = await Promise.all(
-    physical.map(async (name) => {
-      if (!(await deps.engine.hasIndex(name))) return null;
-      const [hit] = await deps.engine.findChunks(name, condition, 1);
-      // a title the search could not take as a query ("?") leaves the DOI as the text ranked by
-      const title = hit?.metadata.title;
-      return typeof title === "string" && queryProblem(title) === null ? title : null;
-    }),
-  );
+  const holders = await holdingChunks(deps.engine, physical, () => condition);
+  const titles = holders.map((holder) => {
+    // a title the search could not take as a query ("?") leaves the DOI as the text ranked by
+    const title = holder?.chunk.metadata.title;
+    return typeof title === "string" && queryProblem(title) === null ? title : null;
+  });
   const title = titles.find((t) => t !== null);
   return {
     ...input,

@@ -37,6 +37,25 @@ export function workCondition(id: string): FilterNode {
   return { kind: "eq", field: "doc_id", value: openAlex ? openAlex[1]!.toUpperCase() : trimmed };
 }
 
+/**
+ * The first chunk each collection named holds under its condition (none where the condition is undefined or the
+ * collection has no index), in the order named: the collections holding a work, first holder first.
+ */
+export async function holdingChunks(
+  engine: Pick<SearchEngine, "findChunks" | "hasIndex">,
+  names: readonly string[],
+  conditionOf: (name: string) => FilterNode | undefined,
+): Promise<({ name: string; chunk: ChunkRecord } | undefined)[]> {
+  return Promise.all(
+    names.map(async (name) => {
+      const condition = conditionOf(name);
+      if (condition === undefined || !(await engine.hasIndex(name))) return undefined;
+      const [chunk] = await engine.findChunks(name, condition, 1);
+      return chunk ? { name, chunk } : undefined;
+    }),
+  );
+}
+
 function meanVector(chunks: readonly ChunkRecord[]): Float32Array | undefined {
   const vectors = chunks.map((c) => c.vector).filter((v): v is Float32Array => v !== undefined && v.length > 0);
   if (vectors.length === 0) return undefined;
@@ -68,26 +87,21 @@ interface LikeDeps {
 export async function resolveLike(deps: LikeDeps, auth: AuthContext, id: string): Promise<LikeTarget> {
   const condition = workCondition(id);
   const retracted = await deps.retractions?.exclusionFilter();
-  const found = await Promise.all(
-    reachableCollections(deps.catalog, auth.key.collections).map(async (name) => {
-      if (!(await deps.engine.hasIndex(name))) return undefined;
-      const plain = deps.catalog.resolveCollection(name);
-      const scoped = plain?.type === "plain" ? withoutRetracted(plain, condition, retracted) : condition;
-      if (scoped === "skip" || scoped === undefined) return undefined;
-      const hits = await deps.engine.findChunks(name, scoped, 1);
-      if (hits.length === 0) return undefined;
-      const docId = hits[0]!.metadata.doc_id;
-      const chunks = await deps.engine.findChunks(name, { kind: "eq", field: "doc_id", value: docId }, WORK_CHUNKS);
-      return { name, docId, chunks };
-    }),
-  );
-  const holder = found.find((f) => f !== undefined);
-  if (!holder)
+  const holders = await holdingChunks(deps.engine, reachableCollections(deps.catalog, auth.key.collections), (name) => {
+    const plain = deps.catalog.resolveCollection(name);
+    const scoped = plain?.type === "plain" ? withoutRetracted(plain, condition, retracted) : condition;
+    return scoped === "skip" ? undefined : scoped;
+  });
+  const found = holders.find((h) => h !== undefined);
+  if (!found)
     throw new Rejection(
       "WORK_NOT_FOUND",
       `no collection this key can reach holds the work "${id.trim()}"; send a result's metadata.doc_id, a ` +
         "DOI, pmid:NNN or an OpenAlex W-id",
     );
+  const docId = found.chunk.metadata.doc_id;
+  const chunks = await deps.engine.findChunks(found.name, { kind: "eq", field: "doc_id", value: docId }, WORK_CHUNKS);
+  const holder = { name: found.name, docId, chunks: chunks.length > 0 ? chunks : [found.chunk] };
   const first = holder.chunks.find((c) => c.metadata.chunk_index === 0) ?? holder.chunks[0]!;
   const doi =
     typeof first.metadata.doi === "string" && first.metadata.doi !== "" ? first.metadata.doi.toLowerCase() : null;

@@ -16,8 +16,7 @@ import {
 } from "./previewIdempotency.js";
 import { fingerprintOf, listFieldsOf, recordOf } from "./searchRecords.js";
 import { admit, answerFromCatalogue, catalogueQuestionOf, withQueryGuard } from "./searchGate.js";
-import { continuation, withLike } from "./searchContinuation.js";
-import { withIdentifiedWork } from "./identifierQuery.js";
+import { continuation, withNamedWork } from "./searchContinuation.js";
 import { sandboxRows } from "./sandboxLists.js";
 import { unlockedFor, type ListRequest, type PreviewOutcome, type SearchContext } from "./searchContext.js";
 
@@ -108,10 +107,7 @@ async function previewRecord(
       : undefined;
   // an identical cursor call made this page already: it again, without another preview of the hour
   if (next?.existing) return { record: next.existing, kept: true };
-  const input =
-    list.like === undefined
-      ? await withIdentifiedWork(ctx.deps, auth, request)
-      : await withLike(ctx, auth, request, list.like);
+  const input = await withNamedWork(ctx, auth, request, list.like);
   // scope, existence and filters before the preview hour: a refused preview does not use one
   const prepared = await prepareRetrieval(deps, auth, input);
   if (auth.billingMode === "sandbox") {

@@ -7,6 +7,7 @@ import { assertCollectionsReady, type SearchRequestInput } from "./pipeline.js";
 import { freshness, loadQueryRecordPair, type QueryRecord } from "./queryCache.js";
 import { assertContinues, exclusionAfter, nextPageQueryId, type PageExclusion } from "./paging.js";
 import { resolveLike } from "./moreLikeThis.js";
+import { withIdentifiedWork } from "./identifierQuery.js";
 import { queryIdOfCursor } from "../../domain/cursors.js";
 import { sandboxLike } from "./sandbox.js";
 import { guarded } from "../limits/quotas.js";
@@ -62,9 +63,21 @@ export async function continuation(
 }
 
 /**
+ * The request with the work it names resolved: its like-work (`like`), or else the work its query is by DOI.
+ */
+export async function withNamedWork(
+  ctx: SearchContext,
+  auth: AuthContext,
+  input: SearchRequestInput,
+  like: string | undefined,
+): Promise<SearchRequestInput> {
+  return like === undefined ? withIdentifiedWork(ctx.deps, auth, input) : withLike(ctx, auth, input, like);
+}
+
+/**
  * The request with its like-work resolved (scope and existence of the collections first, then 404 WORK_NOT_FOUND).
  */
-export async function withLike(
+async function withLike(
   { deps }: SearchContext,
   auth: AuthContext,
   input: SearchRequestInput,

@@ -15,8 +15,7 @@ import { cachedUntil, loadQueryRecord, type QueryRecord } from "./queryCache.js"
 import { guarded, quotaFromUsage, quotaStatus, takeMinuteBudget } from "../limits/quotas.js";
 import { fingerprintOf, LAST_PAGE, listFieldsOf, recordOf, searchChargeOf } from "./searchRecords.js";
 import { gate } from "./searchGate.js";
-import { continuation, withLike } from "./searchContinuation.js";
-import { withIdentifiedWork } from "./identifierQuery.js";
+import { continuation, withNamedWork } from "./searchContinuation.js";
 import { sandboxSearch } from "./sandboxLists.js";
 import { zeroBilling, type ListRequest, type SearchContext, type SearchOutcome } from "./searchContext.js";
 
@@ -127,10 +126,7 @@ export async function search(
       ? await continuation(ctx, auth, "search", request, list.cursor, fingerprint, now)
       : undefined;
   if (next?.existing) return replayedSearch(ctx, auth, next.existing, now, started);
-  const input =
-    list.like === undefined
-      ? await withIdentifiedWork(ctx.deps, auth, request)
-      : await withLike(ctx, auth, request, list.like);
+  const input = await withNamedWork(ctx, auth, request, list.like);
   const gated = await gate(ctx, auth, input, endpoint, now);
   if (gated.kind === "catalogue") {
     const latencyMs = performance.now() - started;
