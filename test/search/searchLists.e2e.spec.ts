@@ -704,13 +704,22 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
         body: { collection: "openalex-synergy", query: doi, limit: 5 },
       });
       expect((preview.body.results as Row[]).every((r) => r.metadata.doi === doi)).toBe(true);
-      // a DOI no collection searched holds: no rows of other works, and nothing charged
+      // a DOI no collection searched holds, or a held one with a control character in it: no rows of other works, and
+      // nothing charged; a NUL is refused in any text
       const before = await ops.balanceOf(orgId);
-      const absent = await call("POST", "/api/v1/search/query", {
+      for (const query of ["10.9999/not-held", `${doi}\u0007`, doi.replace("/", "/\u001b"), "10.9999/\u0007\u007f"]) {
+        const absent = await call("POST", "/api/v1/search/query", {
+          key,
+          body: { collection: "openalex-synergy", query, limit: 5 },
+        });
+        const outcome = [absent.status, absent.body.results, absent.headers.get("x-query-cost")];
+        expect(outcome, JSON.stringify(query)).toEqual([200, [], "0.000000"]);
+      }
+      const nul = await call("POST", "/api/v1/search/query", {
         key,
-        body: { collection: "openalex-synergy", query: "10.9999/not-held", limit: 5 },
+        body: { collection: "openalex-synergy", query: `${doi}\u0000`, limit: 5 },
       });
-      expect([absent.status, absent.body.results, absent.headers.get("x-query-cost")]).toEqual([200, [], "0.000000"]);
+      expect([nul.status, nul.body.error?.code]).toEqual([422, "VALIDATION_ERROR"]);
       expect(await ops.balanceOf(orgId)).toBe(before);
       // a DOI among other words is a query like any other
       const words = await call("POST", "/api/v1/search/query", {
