@@ -207,6 +207,40 @@ describe("built-in judge on SciFact evidence", () => {
     expect(unread[0]!.verified).toBe(true);
   });
 
+  it("never verifies a study whose title contradicts what the question asks with or without", async () => {
+    // an audit's two questions: each was charged for the studies its title rules out
+    const cases = [
+      {
+        query:
+          "Does emicizumab prophylaxis reduce bleeding rates in people with hemophilia A with factor VIII inhibitors?",
+        title: "Emicizumab Prophylaxis in Patients Who Have Hemophilia A without Inhibitors",
+        text:
+          "In the intraindividual comparison involving 48 participants, emicizumab prophylaxis resulted in an " +
+          ("annualized bleeding rate that was 68% lower than the rate with previous factor VIII prophylaxis. " +
+            "There were ") +
+          "no thrombotic events, development of antidrug antibodies, or new development of factor VIII inhibitors.",
+      },
+      {
+        query: "Outcomes of stem cell therapy for knee osteoarthritis without high tibial osteotomy",
+        title:
+          "High Tibial Osteotomy in Combination With Chondrogenesis After Stem Cell Therapy: A Histologic " +
+          "Report of 8 " +
+          "Cases",
+        text:
+          "Stem cell therapy for osteoarthritis of the knee combined with high tibial osteotomy regenerated " +
+          "cartilage " +
+          "in eight knees, with hyaline-like tissue on second-look arthroscopy.",
+      },
+    ];
+    for (const c of cases) {
+      const understanding = understandByRules({ query: c.query, callerFilters: null }, { vocabulary, now });
+      const alone = [candidate("study", c.text, c.title, c.query, 0)];
+      expect((await judgeCandidates({ embedder }, c.query, understanding, alone))[0]!.verified, c.title).toBe(false);
+      const unread = await judgeCandidates({ embedder, readQualifiers: false }, c.query, understanding, alone);
+      expect(unread[0]!.verified, c.title).toBe(true);
+    }
+  });
+
   it("reads a claim and the same claim asked as a question alike: the same verified rows, no priority", async () => {
     const pool = claims.map((c, i) => ({ ...c.evidenceChunk, retrievalScore: 0.5, rank: i }));
     let verifiedClaims = 0;

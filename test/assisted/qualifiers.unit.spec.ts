@@ -1,16 +1,94 @@
 // The query's qualifiers read NegEx-style against a candidate's text: negated mentions, "with" against "without", and
 // populations the query names against those a study names.
 import { describe, expect, it } from "vitest";
-import { qualifierConflict, queryQualifiers } from "../../src/reasoner/builtin/qualifiers.js";
+import {
+  qualifierConflict,
+  queryQualifiers,
+  titleQualifierConflict,
+  withoutExcludedPhrases,
+} from "../../src/reasoner/builtin/qualifiers.js";
 
 const WITH = "emicizumab prophylaxis in hemophilia A with factor VIII inhibitors";
 const WITHOUT = "emicizumab prophylaxis in hemophilia A without inhibitors";
 
 describe("qualifiers", () => {
   it('reads "with" and "without" phrases of the query, up to the next break', () => {
-    expect(queryQualifiers(WITH)).toEqual([{ text: "factor VIII inhibitors", stems: ["inhibitor"], negated: false }]);
-    expect(queryQualifiers(WITHOUT)).toEqual([{ text: "inhibitors", stems: ["inhibitor"], negated: true }]);
+    expect(queryQualifiers(WITH)).toEqual([
+      { text: "factor VIII inhibitors", stems: ["inhibitor"], negated: false, excludes: false },
+    ]);
+    expect(queryQualifiers(WITHOUT)).toEqual([
+      { text: "inhibitors", stems: ["inhibitor"], negated: true, excludes: true },
+    ]);
     expect(queryQualifiers("metformin versus insulin for type 2 diabetes")).toEqual([]);
+  });
+
+  it("reads every cue of a question, one phrase each, and the other ways of asking for an absence", () => {
+    // an audit's question: the first "with" took "hemophilia A with factor" and hid the second
+    expect(
+      queryQualifiers("Does emicizumab reduce bleeding in people with hemophilia A with factor VIII inhibitors?"),
+    ).toEqual([
+      { text: "hemophilia A", stems: ["hemophilia"], negated: false, excludes: false },
+      { text: "factor VIII inhibitors", stems: ["inhibitor"], negated: false, excludes: false },
+    ]);
+    expect(queryQualifiers("Which drug treatments, not psychotherapy, reduce symptoms of BPD?")).toEqual([
+      { text: "psychotherapy", stems: ["psychotherapi"], negated: true, excludes: true },
+    ]);
+    for (const cue of ["excluding", "other than", "rather than", "instead of"])
+      expect(queryQualifiers(`statins ${cue} ezetimibe for hypercholesterolaemia`), cue).toEqual([
+        { text: "ezetimibe", stems: ["ezetimib"], negated: true, excludes: true },
+      ]);
+    // "with no X" asks for the absence, read once
+    expect(queryQualifiers("statins in patients with no history of stroke")).toEqual([
+      { text: "history of stroke", stems: ["stroke"], negated: true, excludes: false },
+    ]);
+  });
+
+  it("leaves out of a question what it excludes, and keeps the rest", () => {
+    expect(withoutExcludedPhrases("stem cell therapy for knee osteoarthritis without high tibial osteotomy", "|")).toBe(
+      "stem cell therapy for knee osteoarthritis |",
+    );
+    expect(withoutExcludedPhrases("Which drug treatments, not psychotherapy, reduce symptoms of BPD?", "|")).toBe(
+      "Which drug treatments|, reduce symptoms of BPD?",
+    );
+    // "no" names a group ("no history of stroke"), not something excluded from the question
+    expect(withoutExcludedPhrases("statins in patients with no history of stroke", "|")).toBe(
+      "statins in patients with no history of stroke",
+    );
+  });
+
+  it("never verifies a study whose title contradicts a qualifier of the question", () => {
+    const without = "Outcomes of stem cell therapy for knee osteoarthritis without high tibial osteotomy";
+    // an audit was charged for these three as verified
+    for (const title of [
+      "High Tibial Osteotomy in Combination With Chondrogenesis After Stem Cell Therapy: A Histologic Report " +
+        "of 8 Cases",
+      "Injectable Cultured Bone Marrow-Derived Mesenchymal Stem Cells in Varus Knees With Cartilage Defects " +
+        "Undergoing " +
+        "High Tibial Osteotomy: A Prospective, Randomized Controlled Clinical Trial With 2 Years' Follow-up",
+      "Allogenic Human Umbilical Cord Blood-Derived Mesenchymal Stem Cells Are More Effective Than Bone Marrow " +
+        "Aspiration Concentrate for Cartilage Regeneration After High Tibial Osteotomy",
+    ])
+      expect(titleQualifierConflict(without, title), title).toBe(true);
+    for (const title of [
+      "Intra-Articular Injection of Mesenchymal Stem Cells for the Treatment of Osteoarthritis of the Knee",
+      "Stem cell injection versus high tibial osteotomy for medial knee osteoarthritis",
+      "Stem cell therapy for knee osteoarthritis without osteotomy: a cohort study",
+      null,
+    ])
+      expect(titleQualifierConflict(without, title), String(title)).toBe(false);
+    const withInhibitors = "Does emicizumab reduce bleeding in people with hemophilia A with factor VIII inhibitors?";
+    const haven3 = "Emicizumab Prophylaxis in Patients Who Have Hemophilia A without Inhibitors";
+    const both = "Emicizumab prophylaxis in patients with haemophilia A with and without inhibitors";
+    expect(titleQualifierConflict(withInhibitors, haven3)).toBe(true);
+    expect(titleQualifierConflict(withInhibitors, both)).toBe(false);
+    expect(titleQualifierConflict(WITHOUT, both)).toBe(false);
+    expect(titleQualifierConflict(withInhibitors, "Emicizumab Prophylaxis in Hemophilia A with Inhibitors")).toBe(
+      false,
+    );
+    // a title silent on the qualifier leaves the text to decide, and the text only demotes
+    expect(titleQualifierConflict(withInhibitors, "Severe Bleeding Events in Patients Receiving Emicizumab")).toBe(
+      false,
+    );
   });
 
   it("finds a conflict where the only mention of a qualifier asked for is negated", () => {

@@ -116,6 +116,17 @@ describe("article types and study designs", () => {
     expect(u.entities).toEqual(["acupuncture", "chronic low back pain"]);
   });
 
+  it("leaves what a question excludes out of its entities, never what a claim states", () => {
+    expect(
+      understand("Outcomes of stem cell therapy for knee osteoarthritis without high tibial osteotomy").entities,
+    ).toEqual(["stem cell therapy", "knee osteoarthritis"]);
+    expect(
+      understand("Which drug treatments, not psychotherapy, reduce symptoms of borderline personality disorder?")
+        .entities,
+    ).not.toContain("psychotherapy");
+    expect(understand("Mice without IFN-γ or its receptor are highly susceptible to EAM.").entities).toContain("IFN-γ");
+  });
+
   it("keeps a claim about reviews a claim", () => {
     expect(understand("Traditional reviews are biased in their interpretations.").queryFilter).toBeNull();
   });

@@ -7,7 +7,12 @@
 import type { Embedder } from "../../embedding/port.js";
 import { analyzeEnglish } from "../../text/englishAnalyzer.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
-import { populationConflict, QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "./qualifiers.js";
+import {
+  populationConflict,
+  QUALIFIER_CONFLICT_FACTOR,
+  qualifierConflict,
+  titleQualifierConflict,
+} from "./qualifiers.js";
 import { YES_NO_QUESTION } from "./vocabulary.js";
 import {
   centralConcept,
@@ -361,10 +366,13 @@ export async function judgeCandidates(
   const kind = requestKind(query, understanding);
   const call = callEvidence(understanding.entities, candidates, texts, bestSentences, scores, scale.central, kind);
   const probabilities = scaleProbabilities(scale.models[kind], call);
-  // a study of another population than the one asked about answers another question: never verified
+  // a study of another population than the one asked about, or one whose title contradicts a qualifier of the question
+  // (patients without inhibitors asked about those with them), answers another question: never verified
   const otherPopulation = candidates.map(
     (candidate) =>
-      deps.readQualifiers !== false && populationConflict(query, `${candidate.title ?? ""}\n${candidate.text}`),
+      deps.readQualifiers !== false &&
+      (populationConflict(query, `${candidate.title ?? ""}\n${candidate.text}`) ||
+        titleQualifierConflict(query, candidate.title)),
   );
   const verified = verifiedOnScale({ ...scale, gate: model.threshold }, kind, call, probabilities).map(
     (v, i) => v && !otherPopulation[i],

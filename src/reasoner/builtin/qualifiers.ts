@@ -46,30 +46,85 @@ interface Qualifier {
   stems: string[];
   /** true for "without X": the query asks for its absence */
   negated: boolean;
+  /** asked absent by a cue that leaves X out of the question ("without X", ", not X"); "no X" names a finding */
+  excludes: boolean;
 }
 
-/** "with X" and "without X" phrases of the query: up to four words after the cue, to the next break. */
+/**
+ * The cues of a qualifier: "with X" asks for X; "without X", "no X", "excluding X", "except X", "other than X",
+ * "rather than X", "instead of X" and "..., not X" ask for its absence. Read without consuming what follows, so
+ * "people with hemophilia A with factor VIII inhibitors" yields both phrases.
+ */
+const QUALIFIER_CUE = new RegExp(
+  String.raw`(?:\b(with|without|no|excluding|except|other than|rather than|instead of)|(?:,|\bbut|\band)\s+(not))` +
+    String.raw`\s+(?=((?:[\p{L}\p{N}-]+\s*){1,4}))`,
+  "giu",
+);
+/** Words that end a qualifier's phrase ("with inhibitors in children", "without X or Y"). */
+const PHRASE_END =
+  /^(?:and|or|in|for|on|at|to|versus|vs|compared|who|which|that|than|with|without|not|no|reduce[sd]?|improve[sd]?)$/i;
+
+/** The cues whose phrase a question excludes from what it is about: not "no" ("no history of stroke" is a group). */
+const EXCLUDING_CUES = new Set(["without", "excluding", "except", "other than", "rather than", "instead of", "not"]);
+
+/** A qualifier phrase's words: up to four after the cue, to the next break. */
+function phraseAfterCue(captured: string): string {
+  const words = captured.split(/\s+/).filter(Boolean);
+  const cut = words.findIndex((w, i) => i > 0 && PHRASE_END.test(w));
+  return (cut > 0 ? words.slice(0, cut) : words).join(" ");
+}
+
+/** "with X" and "without X" phrases of the query (and the other cues of QUALIFIER_CUE), up to the next break. */
 export function queryQualifiers(query: string): Qualifier[] {
   const qualifiers: Qualifier[] = [];
-  for (const match of query.matchAll(/\b(with|without|no)\s+((?:[\p{L}\p{N}-]+\s*){1,4})/giu)) {
-    const words = match[2]!.split(/\s+/).filter(Boolean);
-    const cut = words.findIndex(
-      (w, i) => i > 0 && /^(?:and|or|in|for|on|at|to|versus|vs|compared|who|which|that|than)$/i.test(w),
-    );
-    const phrase = (cut > 0 ? words.slice(0, cut) : words).join(" ");
+  for (const match of query.matchAll(QUALIFIER_CUE)) {
+    const cue = (match[1] ?? match[2]!).toLowerCase();
+    // "with no history of stroke": the absence is the qualifier, read at its own cue
+    if (cue === "with" && /^(?:no|not|without)\s/i.test(match[3]!)) continue;
+    const phrase = phraseAfterCue(match[3]!);
     // the phrase's head: its last content word names what must be present ("factor VIII inhibitors" -> inhibitor)
     const stems = analyzeEnglish(phrase);
     if (stems.length === 0) continue;
-    qualifiers.push({ text: phrase, stems: [stems[stems.length - 1]!], negated: match[1]!.toLowerCase() !== "with" });
+    qualifiers.push({
+      text: phrase,
+      stems: [stems[stems.length - 1]!],
+      negated: cue !== "with",
+      excludes: EXCLUDING_CUES.has(cue),
+    });
   }
   return qualifiers;
+}
+
+/**
+ * The text with each phrase it asks to be absent ("without high tibial osteotomy", ", not psychotherapy") replaced by
+ * `replacement`: what the question is about, never what it excludes.
+ */
+export function withoutExcludedPhrases(text: string, replacement: string): string {
+  const spans: [number, number][] = [];
+  for (const match of text.matchAll(QUALIFIER_CUE)) {
+    const cue = (match[1] ?? match[2]!).toLowerCase();
+    if (!EXCLUDING_CUES.has(cue)) continue;
+    const phrase = phraseAfterCue(match[3]!);
+    const start = match.index! + match[0].length;
+    spans.push([match.index!, start + match[3]!.indexOf(phrase) + phrase.length]);
+  }
+  let out = text;
+  for (const [start, end] of spans.reverse()) out = `${out.slice(0, start)}${replacement}${out.slice(end)}`;
+  return out;
 }
 
 interface Mention {
   negated: boolean;
   /** directly after "with" ("patients with inhibitors") */
   withCue: boolean;
+  /** "with and without X", "with or without X": both groups */
+  both: boolean;
+  /** an alternative compared with ("stem cells versus osteotomy"), not what the study is of */
+  contrast: boolean;
 }
+
+const BOTH_BEFORE = /\bwith\s+(?:and|or)\s+without\s+(?:[\p{L}\p{N}-]+\s+){0,3}$/iu;
+const CONTRAST_BEFORE = /\b(?:versus|vs\.?|compared (?:with|to)|or)\s+(?:[\p{L}\p{N}-]+\s+){0,3}$/iu;
 
 /** Each mention of a stem in `text`, negated when a trigger precedes it within the trigger's scope. */
 function mentions(text: string, stem: string): Mention[] {
@@ -84,9 +139,50 @@ function mentions(text: string, stem: string): Mention[] {
       const between = before.slice(lastTrigger.index! + lastTrigger[0].length);
       negated = !SCOPE_END.test(between) && between.split(/\s+/).filter(Boolean).length <= SCOPE_WORDS;
     }
-    found.push({ negated, withCue: /\bwith\s+(?:[\p{L}\p{N}-]+\s+){0,3}$/iu.test(before) && !negated });
+    found.push({
+      negated,
+      withCue: /\bwith\s+(?:[\p{L}\p{N}-]+\s+){0,3}$/iu.test(before) && !negated,
+      both: BOTH_BEFORE.test(before),
+      contrast: CONTRAST_BEFORE.test(before),
+    });
   }
   return found;
+}
+
+/**
+ * How the candidate conflicts with a qualifier of the query, if it does: "title" when its title decides against "with
+ * X" or an excluded X (a title names the study's population and intervention), "text" otherwise.
+ * - Asked "with X": every mention of X is negated ("without inhibitors"; "with and without X" names both).
+ * - Asked "without X" (or "no X"): the title, or else the text, says "with X" and never negates X; or, asked
+ *   "without X" or ", not X" (what the question leaves out), the title names X, negated nowhere and not as an
+ *   alternative compared with ("... After High Tibial Osteotomy" for "stem cells without osteotomy"). "No X" is left
+ *   to the "with" cue: "no association between X and Y" is a finding, and a title naming X answers it.
+ */
+function conflictOf(query: string, candidateText: string, title?: string | null): "title" | "text" | null {
+  for (const qualifier of queryQualifiers(query)) {
+    for (const stem of qualifier.stems) {
+      const inTitle = title ? mentions(title, stem) : [];
+      const byTitle = inTitle.length > 0;
+      const found = byTitle ? inTitle : mentions(candidateText, stem);
+      if (found.length === 0) continue;
+      const conflicts = !qualifier.negated
+        ? found.every((m) => m.negated && !m.both)
+        : !found.some((m) => m.negated) &&
+          (byTitle && qualifier.excludes ? found.some((m) => !m.contrast) : found.some((m) => m.withCue));
+      // a title deciding against "no X" only demotes: "no association between X and Y" is a finding to check
+      if (conflicts) return byTitle && (!qualifier.negated || qualifier.excludes) ? "title" : "text";
+    }
+  }
+  return null;
+}
+
+/**
+ * Whether the candidate's title contradicts a qualifier of the query (conflictOf): a study of patients without
+ * inhibitors asked about patients with them, or one after osteotomy asked about treatment without it. It answers
+ * another question: the judge never verifies it.
+ */
+export function titleQualifierConflict(query: string, title: string | null | undefined): boolean {
+  return Boolean(title) && conflictOf(query, title!, title) === "title";
 }
 
 /** The groups of `groups` the text names. */
@@ -139,23 +235,14 @@ function onlyAlreadyHad(text: string, stem: string): boolean {
 }
 
 /**
- * Whether the candidate conflicts with a qualifier of the query: it mentions a "with" qualifier only negated, says
- * "with X" where the query asks "without X", studies only people who already have the condition whose onset the query
- * asks about, or names only another population (children / adults, women / men) than the one the query names. A
- * title that mentions the qualifier decides alone: it names the study's population, while an abstract's other mentions
- * may be outside a negation's reach ("no thrombotic events, development of antidrug antibodies, or new development of
- * factor VIII inhibitors") or about other patients.
+ * Whether the candidate conflicts with a qualifier of the query (conflictOf: with against without, a title deciding
+ * alone), studies only people who already have the condition whose onset the query asks about, or names only another
+ * population (children / adults, women / men) than the one the query names. A title decides alone because it names
+ * the study's population, while an abstract's other mentions may be outside a negation's reach ("no thrombotic events,
+ * development of antidrug antibodies, or new development of factor VIII inhibitors") or about other patients.
  */
 export function qualifierConflict(query: string, candidateText: string, title?: string | null): boolean {
-  for (const qualifier of queryQualifiers(query)) {
-    for (const stem of qualifier.stems) {
-      const inTitle = title ? mentions(title, stem) : [];
-      const found = inTitle.length > 0 ? inTitle : mentions(candidateText, stem);
-      if (found.length === 0) continue;
-      if (!qualifier.negated && found.every((m) => m.negated)) return true;
-      if (qualifier.negated && found.some((m) => m.withCue) && !found.some((m) => m.negated)) return true;
-    }
-  }
+  if (conflictOf(query, candidateText, title) !== null) return true;
   // asked who comes to have a condition, a study of people who all have it already answers another question
   if (onsetConditions(query).some((stem) => onlyAlreadyHad(candidateText, stem))) return true;
   return populationConflict(query, candidateText);
