@@ -1,20 +1,21 @@
 // A price cap (max_cost / maxCost): the rows best first while their charge, rounded once per collection as a charge
-// is, stays within the cap; the rest are held back and the first of them named. Pure.
+// is, stays within the cap; the rest are held back, and what the first of them would add named. Pure.
 import { chargeLines, totalMicros } from "./organization.js";
 
 export interface PricedRow {
   collection: string;
   tokens: number;
   pricePer1000Micros: string;
-  /** the row's own price, micro-credits */
-  costMicros: string;
 }
 
 interface CostCapOutcome<T> {
   kept: T[];
   /** rows the cap held back (those after the first that did not fit) */
   withheld: number;
-  /** the own price of the first row held back, or null when nothing was */
+  /**
+   * what the first row held back would add to the charge (its own price, give or take the half micro-credit a
+   * collection's total rounds by), or null when nothing was: more than the cap had left, so a cap raised by it buys it
+   */
   nextRowCostMicros: bigint | null;
   /** what the kept rows charge */
   costMicros: bigint;
@@ -40,15 +41,11 @@ export function capToCost<T extends PricedRow>(
     return { kept: [...rows], withheld: 0, nextRowCostMicros: null, costMicros: all };
   let kept = 0;
   let cost = 0n;
+  let next = 0n;
   for (; kept < rows.length; kept++) {
-    const next = totalMicros(chargeLines(rows.slice(0, kept + 1).map(lineOf)));
+    next = totalMicros(chargeLines(rows.slice(0, kept + 1).map(lineOf)));
     if (next > maxCostMicros) break;
     cost = next;
   }
-  return {
-    kept: rows.slice(0, kept),
-    withheld: rows.length - kept,
-    nextRowCostMicros: BigInt(rows[kept]!.costMicros),
-    costMicros: cost,
-  };
+  return { kept: rows.slice(0, kept), withheld: rows.length - kept, nextRowCostMicros: next - cost, costMicros: cost };
 }

@@ -152,7 +152,6 @@ describe("the price cap", () => {
     collection,
     tokens,
     pricePer1000Micros: price,
-    costMicros: String(Math.floor((tokens * Number(price) + 500) / 1000)),
   });
 
   it("keeps the best rows while they fit, holds back the rest and names the first one held back", () => {
@@ -176,6 +175,16 @@ describe("the price cap", () => {
       costMicros: 0n,
     });
     expect(capToCost([], 0n)).toMatchObject({ kept: [], withheld: 0, nextRowCostMicros: null });
+  });
+
+  it("names what the row held back would add, which never fits in what the cap has left", () => {
+    // an audit's unlock at a price override of 0.0333 per 1000: rows listed at 6,693 and 5,461 micro-credits charge
+    // 12,155 together (12,154.5 rounded once), so a cap of their listed sum keeps one, and the next adds 5,462
+    const rows = [row("a", "scifact", 201, "33300"), row("b", "scifact", 164, "33300")];
+    const capped = capToCost(rows, 12154n);
+    expect([capped.kept.map((r) => r.id), capped.costMicros, capped.nextRowCostMicros]).toEqual([["a"], 6693n, 5462n]);
+    expect(capped.nextRowCostMicros! > 12154n - capped.costMicros).toBe(true);
+    expect(capToCost(rows, 12154n + 1n).withheld).toBe(0);
   });
 });
 

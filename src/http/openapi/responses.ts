@@ -282,7 +282,9 @@ const listReport = {
     .int()
     .optional()
     .meta({ description: "Present when a price cap was sent: rows it held back (the list continues with them)." }),
-  nextRowCost: nullable(decimal("The price of the first row held back; null when none was.")).optional(),
+  nextRowCost: nullable(
+    decimal("What the first row held back would add to the charge (more than the cap had left); null when none was."),
+  ).optional(),
   like: z
     .object({ work: z.string(), collection: z.string(), docId: z.string(), title: nullable(z.string()) })
     .optional()
@@ -389,7 +391,9 @@ export const AssistedSearchResponse = z.object({
   withheldByMaxCost: z.number().int().optional().meta({
     description: "Verified rows left out to stay within maxCost (0 when none); present when maxCost was sent.",
   }),
-  nextRowCost: nullable(decimal("The price of the first row left out; null when none was.")).optional(),
+  nextRowCost: nullable(
+    decimal("What the first row left out would add to the charge (more than the cap had left); null when none was."),
+  ).optional(),
   ...filterReport,
 });
 
