@@ -612,9 +612,11 @@ export const alertRunsQuery = z.strictObject({ limit: z.coerce.number().int().mi
 /** GET /api/v1/webhooks/{id}/deliveries: how many, newest first. */
 export const webhookDeliveriesQuery = z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(50) });
 
+const MONEY_FORMAT = 'a decimal string of at most 12 whole digits and 6 decimals, such as "25.00"';
+// a JSON number is refused with the same help: a string carries the amount exactly, never rounded through a float
 const money = z
-  .string()
-  .regex(/^\d{1,12}(\.\d{1,6})?$/, 'a decimal string of at most 12 whole digits and 6 decimals, such as "25.00"');
+  .string({ error: (issue) => (issue.input === undefined ? undefined : `${MONEY_FORMAT}, in quotes`) })
+  .regex(/^\d{1,12}(\.\d{1,6})?$/, MONEY_FORMAT);
 
 export const organizationBody = z.strictObject({
   name: z.string().min(1).max(200),

@@ -147,6 +147,10 @@ describe.each(STORE_KINDS)("on %s", (store) => {
         "VALIDATION_ERROR",
       );
       expectEnvelope(await call("POST", "/api/v1/tools/a/b", { key, raw: '{"x":"\\u0000"}' }), 422, "VALIDATION_ERROR");
+      // an amount sent as a JSON number gets the same help as a malformed string, and changes nothing
+      const number = await call("POST", `/admin/v1/organizations/${orgId}/credits`, { admin, body: { amount: 10 } });
+      expectEnvelope(number, 422, "VALIDATION_ERROR");
+      expect(number.body.error.message).toMatch(/amount: a decimal string .* such as "25\.00", in quotes/);
       expectEnvelope(
         await call("GET", `/admin/v1/organizations/${orgId}/reconciliation?from=%00`, { admin }),
         422,
