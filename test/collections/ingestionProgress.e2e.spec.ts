@@ -3,7 +3,7 @@
 // the operator's dashboard report the documents and chunks done so far, the rate and an estimated finish; the CLI
 // finds the files it is named from the folder it was run from (as under `npm run cli`), and `webhook list` prints a
 // table like the other lists (JSON with --json).
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -14,7 +14,7 @@ import {
   type TestService,
 } from "../support/testService.js";
 import { OPENALEX_SLICE, jsonl, plainCollection, writeCollectionsConfig } from "../support/operatorContent.js";
-import { runCliFrom } from "../support/cliProcess.js";
+import { runCliFrom, runCliWith } from "../support/cliProcess.js";
 import { tempDirs } from "../support/tempDirs.js";
 
 const DOCS = Array.from({ length: 200 }, (_, i) => ({
@@ -32,11 +32,12 @@ describe("an ingestion followed while it runs", () => {
   let flags: string[];
   let callerDir: string;
   let ingestionId: string;
+  let dataRoot: string;
   /** The CLI as the operator runs it with `npm run cli` from their own folder, sent to the service. */
   const cliFrom = (dir: string, ...args: string[]) => runCliFrom(dir, ...args, ...flags);
 
   beforeAll(async () => {
-    const dataRoot = await sliceDataRoot(10);
+    dataRoot = await sliceDataRoot(10);
     svc = await startTestService({
       dataRoot,
       collectionsConfig: writeCollectionsConfig([OPENALEX_SLICE]),
@@ -120,6 +121,35 @@ describe("an ingestion followed while it runs", () => {
     const notes = list.body.collections.find((c: { name: string }) => c.name === "estuary-notes");
     expect(notes.lastIngestion).toMatchObject({ ingestionId, state: "completed" });
   });
+
+  it("without --url, names a local file to the server on the data directory by its data root path", async () => {
+    // the server's data directory, as `npm run up` leaves it: its server.json names where it answers
+    const dataDir = tempDir("litsearch-data-dir-");
+    writeFileSync(join(dataDir, "server.json"), JSON.stringify({ url: svc.baseUrl }));
+    const env = { DATA_DIR: dataDir, DATA_ROOT: dataRoot, ADMIN_TOKEN: admin };
+    const ingest = (dir: string) =>
+      runCliWith({ callerDir: dir, env }, "collection", "ingest", "estuary-notes", "--files", "notes.jsonl");
+    // outside the data root: refused, naming the fix, and nothing started
+    const outside = await ingest(callerDir);
+    expect(outside.code).not.toBe(0);
+    expect(outside.err).toMatch(/notes\.jsonl: resolves to .*outside the data root.*--url URL --admin-token TOKEN/);
+    // under it: the server reads it by that name (it was "no such file" before, the name sent as typed)
+    const inside = join(dataRoot, "operator-notes");
+    mkdirSync(inside, { recursive: true });
+    writeFileSync(join(inside, "notes.jsonl"), jsonl(DOCS));
+    const started = await ingest(inside);
+    expect(started.code, started.err).toBe(0);
+    const id = (JSON.parse(started.out) as { ingestionId: string }).ingestionId;
+    for (;;) {
+      const res = await call("GET", `/admin/v1/ingestions/${id}`, { admin });
+      if (res.body.state === "running") {
+        await new Promise((r) => setTimeout(r, 150));
+        continue;
+      }
+      expect(res.body, JSON.stringify(res.body)).toMatchObject({ state: "completed", documentsUnchanged: 200 });
+      break;
+    }
+  }, 120_000);
 
   it("says where a file the caller names is not, rather than reading the project folder", async () => {
     const missing = await cliFrom(callerDir, "collection", "add", "no-such.json");

@@ -14,11 +14,19 @@ export function runCli(...args: string[]): Promise<CliResult> {
  * no caller's folder but the project's).
  */
 export function runCliFrom(callerDir: string | undefined, ...args: string[]): Promise<CliResult> {
-  const caller = callerDir ? { INIT_CWD: callerDir, npm_lifecycle_event: "cli" } : {};
+  return runCliWith({ callerDir }, ...args);
+}
+
+/** runCliFrom with more of the environment: DATA_DIR and DATA_ROOT, to find the server running on a data directory. */
+export function runCliWith(
+  options: { callerDir?: string; env?: Record<string, string> },
+  ...args: string[]
+): Promise<CliResult> {
+  const caller = options.callerDir ? { INIT_CWD: options.callerDir, npm_lifecycle_event: "cli" } : {};
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["bin/litsearch.mjs", ...args], {
       cwd: REPO_ROOT,
-      env: { ...process.env, DATABASE_URL: "", LITSEARCH_URL: "", ADMIN_TOKEN: "", ...caller },
+      env: { ...process.env, DATABASE_URL: "", LITSEARCH_URL: "", ADMIN_TOKEN: "", ...caller, ...options.env },
     });
     let out = "";
     let err = "";

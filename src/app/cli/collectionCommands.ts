@@ -38,7 +38,7 @@ export function collectionCommands({
       const near = [callerDir, dirname(callerPath(callerDir, rest[0]!))];
       if (target.url && source && Array.isArray(source.files)) {
         source.files = await uploadLocalFiles(ops, source.files.map(String), near, (line) => console.error(line));
-      } else if (!remote && config && source && Array.isArray(source.files)) {
+      } else if (config && source && Array.isArray(source.files)) {
         source.files = dataRootNames(source.files.map(String), callerDir, config.dataRoot);
       }
       print(await ops.defineCollection(definition as never));
@@ -95,7 +95,7 @@ export function collectionCommands({
       if (mode !== "upsert" && mode !== "replace") throw new Error("--mode must be upsert or replace");
       const named = target.url
         ? await uploadLocalFiles(ops, files, [callerDir], (line) => console.error(line))
-        : !remote && config
+        : config
           ? dataRootNames(files, callerDir, config.dataRoot)
           : files;
       const started = await ops.ingestCollection(rest[0]!, { files: named, mode });
@@ -145,7 +145,7 @@ export function collectionCommands({
     },
     "retractions load": async () => {
       if (rest.length === 0) throw new Error("usage: retractions load FILE...");
-      print(await ops.loadRetractions(!remote && config ? dataRootNames(rest, callerDir, config.dataRoot) : rest));
+      print(await ops.loadRetractions(config ? dataRootNames(rest, callerDir, config.dataRoot) : rest));
       return 0;
     },
     "journal-requests": async () => {
