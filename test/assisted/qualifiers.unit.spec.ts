@@ -37,6 +37,9 @@ describe("qualifiers", () => {
       expect(queryQualifiers(`statins ${cue} ezetimibe for hypercholesterolaemia`), cue).toEqual([
         { text: "ezetimibe", stems: ["ezetimib"], negated: true, excludes: true },
       ]);
+    // a claim or a yes/no question states its "without X" as a condition, not as something left out
+    expect(queryQualifiers("Are mice without IFN-gamma susceptible to EAM?")[0]).toMatchObject({ excludes: false });
+    expect(queryQualifiers("Mice without IFN-gamma are susceptible to EAM.")[0]).toMatchObject({ excludes: false });
     // "with no X" asks for the absence, read once
     expect(queryQualifiers("statins in patients with no history of stroke")).toEqual([
       { text: "history of stroke", stems: ["stroke"], negated: true, excludes: false },

@@ -125,6 +125,8 @@ describe("article types and study designs", () => {
         .entities,
     ).not.toContain("psychotherapy");
     expect(understand("Mice without IFN-γ or its receptor are highly susceptible to EAM.").entities).toContain("IFN-γ");
+    // a yes/no question asks about its "without" as a condition, as the claim it checks states it
+    expect(understand("Are mice without IFN-γ or its receptor highly susceptible to EAM?").entities).toContain("IFN-γ");
   });
 
   it("keeps a claim about reviews a claim", () => {

@@ -2,6 +2,7 @@
 // inhibitors", "in children") that the candidate only mentions negated ("no ... inhibitors", "without inhibitors") or
 // contradicts (a study of adults only) is a conflict, and the judge scores such a candidate below one that matches it.
 import { analyzeEnglish } from "../../text/englishAnalyzer.js";
+import { YES_NO_QUESTION } from "./vocabulary.js";
 
 /** NegEx triggers that negate what follows them within a few words. */
 const NEGATION_BEFORE = new RegExp(
@@ -46,7 +47,10 @@ interface Qualifier {
   stems: string[];
   /** true for "without X": the query asks for its absence */
   negated: boolean;
-  /** asked absent by a cue that leaves X out of the question ("without X", ", not X"); "no X" names a finding */
+  /**
+   * asked absent by a cue that leaves X out of a request for literature ("without X", ", not X"; asksToExclude); "no
+   * X" names a finding
+   */
   excludes: boolean;
 }
 
@@ -66,6 +70,15 @@ const PHRASE_END =
 
 /** The cues whose phrase a question excludes from what it is about: not "no" ("no history of stroke" is a group). */
 const EXCLUDING_CUES = new Set(["without", "excluding", "except", "other than", "rather than", "instead of", "not"]);
+
+/**
+ * Whether the query asks for literature, where "without X" leaves X out of what it asks for. A claim or a yes/no
+ * question states or asks about its "without X" as a condition ("Are mice without IFN-gamma susceptible to EAM?").
+ */
+export function asksToExclude(query: string): boolean {
+  const text = query.trim();
+  return !YES_NO_QUESTION.test(text) && !/[.!]["')\]]*$/.test(text);
+}
 
 /** A qualifier phrase's words: up to four after the cue, to the next break. */
 function phraseAfterCue(captured: string): string {
@@ -89,7 +102,7 @@ export function queryQualifiers(query: string): Qualifier[] {
       text: phrase,
       stems: [stems[stems.length - 1]!],
       negated: cue !== "with",
-      excludes: EXCLUDING_CUES.has(cue),
+      excludes: EXCLUDING_CUES.has(cue) && asksToExclude(query),
     });
   }
   return qualifiers;

@@ -1,6 +1,6 @@
 // The built-in reasoner's reading of a query: constraints (constraints.ts), entities by noun-phrase chunking, aspects,
 // sub-questions by decomposing comparisons, conjunctions and aspects, and a clarification for vague queries.
-import { withoutExcludedPhrases } from "./qualifiers.js";
+import { asksToExclude, withoutExcludedPhrases } from "./qualifiers.js";
 import { foreignLanguageOf } from "../../text/queryLanguage.js";
 import type { Understanding, UnderstandInput } from "../port.js";
 import {
@@ -574,9 +574,10 @@ function readQuery(
 
   const designs = STUDY_DESIGNS.filter((d) => d.pattern.test(topic)).map((d) => d.design);
   const designFree = STUDY_DESIGNS.reduce((text, d) => text.replace(new RegExp(d.pattern.source, "gi"), BREAK), topic);
-  // what a question excludes ("without high tibial osteotomy", ", not psychotherapy") is not what it is about; a
-  // claim's "without" states what it asserts ("mice without IFN-gamma are susceptible")
-  const entities = nounPhrases(form === "claim" ? designFree : withoutExcludedPhrases(designFree, BREAK)).slice(0, 8);
+  // what a request for literature excludes ("without high tibial osteotomy", ", not psychotherapy") is not what it is
+  // about; a claim or a yes/no question states its "without" as a condition ("Are mice without IFN-gamma susceptible?")
+  const excluding = form !== "claim" && asksToExclude(query);
+  const entities = nounPhrases(excluding ? withoutExcludedPhrases(designFree, BREAK) : designFree).slice(0, 8);
   const aspects = [
     ...ASPECT_CUES.filter((a) => a.cues.test(topic)).map((a) => a.aspect),
     ...designs.map((d) => `study design: ${d}`),
