@@ -207,6 +207,44 @@ describe("built-in judge on SciFact evidence", () => {
     expect(unread[0]!.verified).toBe(true);
   });
 
+  it("asks a subject of two words by its rarer word: HRT and ovarian cancer names no bladder cancer", async () => {
+    // an audit's question, which the collection answers with no document: it was charged two rows naming only HRT
+    const query = "Does hormone replacement therapy increase the risk of bladder cancer?";
+    const understanding = understandByRules({ query, callerFilters: null }, { vocabulary, now });
+    const pool = [
+      candidate(
+        "ovarian",
+        "Among 44,241 postmenopausal women, hormone replacement therapy with estrogen only was associated with an " +
+          "increased risk of ovarian cancer (relative risk 1.6), rising with the duration of use.",
+        "Menopausal Hormone Replacement Therapy and Risk of Ovarian Cancer",
+        query,
+        0,
+      ),
+      candidate(
+        "endometrial",
+        "Women receiving hormone replacement therapy had a higher incidence of endometrial cancer and a lower " +
+          "incidence of colon cancer than expected in the Swedish cohort.",
+        "Cancer incidence and mortality in women receiving estrogen and estrogen-progestin replacement therapy",
+        query,
+        1,
+      ),
+      candidate(
+        "pioglitazone",
+        "Pioglitazone use for more than two years was associated with an increased risk of bladder cancer in " +
+          "patients with type 2 diabetes (hazard ratio 1.4).",
+        "Pioglitazone and risk of bladder cancer",
+        query,
+        2,
+      ),
+    ];
+    const read = await judgeCandidates({ embedder }, query, understanding, pool);
+    expect(read.map((v) => [v.id, v.verified])).toEqual([
+      ["ovarian", false],
+      ["endometrial", false],
+      ["pioglitazone", false],
+    ]);
+  });
+
   it("never verifies a study whose title contradicts what the question asks with or without", async () => {
     // an audit's two questions: each was charged for the studies its title rules out
     const cases = [

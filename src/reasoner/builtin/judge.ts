@@ -317,6 +317,9 @@ export function callEvidence(
       : kind === "literature"
         ? distinctiveUnit(concept, texts)
         : twoUnitDistinctive(concept, texts);
+  // each subject of two words by the one fewer candidates hold, as the central concept: "bladder" of "bladder cancer"
+  // where more candidates say "cancer", so a study of hormone therapy and ovarian cancer names no "bladder cancer"
+  const subjectUnits = subjects.map((c) => twoUnitDistinctive(c, texts));
   const mentions = candidates.map((candidate, i) => {
     if (concept === null) return "named";
     const where = central === "about" ? sentencesText([candidate.title ?? "", bestSentences[i] ?? ""]) : texts[i]!;
@@ -331,7 +334,7 @@ export function callEvidence(
     namesCentral: mentions.map((m) => m === "named"),
     centralOnlyGivenToAll: mentions.map((m) => m === "background"),
     conceptShare,
-    subjectsNamed: texts.map((text) => subjects.filter((c) => namesConcept(c, text)).length),
+    subjectsNamed: texts.map((text) => subjects.filter((c, j) => namesConcept(c, text, 0.5, subjectUnits[j]!)).length),
     subjectCount: subjects.length,
   };
 }
