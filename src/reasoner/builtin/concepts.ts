@@ -105,6 +105,8 @@ const SYNONYMS: Record<string, string[]> = {
   mouse: ["mice", "murine"],
   haemophilia: ["hemophilia"],
   hemophilia: ["haemophilia"],
+  "self-harm": ["self-injury", "self-injurious", "self-harming", "self-poisoning", "self-mutilation"],
+  "self-injury": ["self-harm", "self-injurious", "self-harming"],
 };
 
 function escapeRegExp(text: string): string {
