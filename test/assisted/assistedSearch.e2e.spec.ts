@@ -52,6 +52,7 @@ describe("assisted search", () => {
     for (const row of res.body.results) {
       expect(Object.keys(row).sort()).toEqual([
         "collection",
+        "cost",
         "doiUrl",
         "id",
         "metadata",
@@ -59,6 +60,7 @@ describe("assisted search", () => {
         "section",
         "subQuestion",
         "text",
+        "tokens",
       ]);
       expect(row.collection).toBe("scifact");
       expect(row.relevance.judgeScore).toBeGreaterThan(0);
@@ -92,6 +94,13 @@ describe("assisted search", () => {
     expect(Number(res.headers.get("x-tokens-used"))).toBe(charge!.tokens);
     expect(res.body.billing).toEqual({ chargedResults: res.body.results.length, tokensCharged: charge!.tokens });
     expect(res.headers.get("x-billing-mode")).toBe("live");
+    // each row says what it is charged for, as the re-fetch does: its tokens sum to the charge's, and its own cost is
+    // within half a micro-credit of its tokens at the collection's price (one collection: the charge rounds once)
+    expect(res.body.results.reduce((sum: number, r: any) => sum + r.tokens, 0)).toBe(charge!.tokens);
+    const rowCosts = res.body.results.reduce((sum: bigint, r: any) => sum + parseCredits(r.cost)!, 0n);
+    const rounding = BigInt(res.body.results.length);
+    expect(rowCosts - BigInt(charge!.amountMicros) <= rounding).toBe(true);
+    expect(BigInt(charge!.amountMicros) - rowCosts <= rounding).toBe(true);
 
     const again = await call("GET", `/api/v1/search/results/${res.body.queryId}`, { key });
     expect(again.status).toBe(200);
@@ -103,8 +112,8 @@ describe("assisted search", () => {
       res.body.iterationsRun,
       res.body.queryUnderstanding,
     ]);
-    expect(again.body.results.map((r: any) => [r.relevance, r.subQuestion])).toEqual(
-      res.body.results.map((r: any) => [r.relevance, r.subQuestion]),
+    expect(again.body.results.map((r: any) => [r.relevance, r.subQuestion, r.tokens, r.cost])).toEqual(
+      res.body.results.map((r: any) => [r.relevance, r.subQuestion, r.tokens, r.cost]),
     );
     expect(parseCredits(await ops.balanceOf(orgId))).toBe(after);
   }, 120_000);

@@ -352,6 +352,12 @@ export const AssistedSearchResult = z.object({
   section: nullable(z.string()).meta({ description: "Source section(s) of the chunk." }),
   subQuestion: z.string().meta({ description: "The sub-question whose internal search found the row." }),
   text: z.string().meta({ description: "Chunk text (paid for)." }),
+  tokens: z.number().int().meta({ description: "Tokens of the row's text, which it is charged for." }),
+  cost: z.string().meta({
+    description:
+      "The row's own price (credits, 6 decimals): its tokens at its collection's price, rounded alone. The answer's " +
+      "charge (X-Query-Cost) rounds each collection's total once.",
+  }),
   relevance: AssistedRelevance,
 });
 

@@ -275,6 +275,8 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
         section: typeof row.metadata.section === "string" ? row.metadata.section : null,
         subQuestion,
         text: row.text,
+        tokens: row.tokens,
+        cost: formatCredits(BigInt(row.costMicros), 6),
         relevance: { judgeScore, matchedTerms, rationale },
       };
     }),
