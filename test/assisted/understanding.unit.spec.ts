@@ -129,6 +129,13 @@ describe("article types and study designs", () => {
     expect(understand("Are mice without IFN-γ or its receptor highly susceptible to EAM?").entities).toContain("IFN-γ");
   });
 
+  it('reads "safe" as what is asked of a subject, never part of it', () => {
+    expect(understand("Is hormone replacement therapy safe for children?").entities).toEqual([
+      "hormone replacement therapy",
+      "children",
+    ]);
+  });
+
   it("keeps a claim about reviews a claim", () => {
     expect(understand("Traditional reviews are biased in their interpretations.").queryFilter).toBeNull();
   });

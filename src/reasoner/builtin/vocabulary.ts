@@ -653,6 +653,10 @@ export const ENTITY_EDGE_WORDS: ReadonlySet<string> = new Set([
   "helpful",
   "superior",
   "inferior",
+  // "Is hormone replacement therapy safe for children?" read "hormone replacement therapy safe", and a growth hormone
+  // study that said "safe" named half of it
+  "safe",
+  "unsafe",
 ]);
 
 /** Facets a query asks about, found by cue words (stems or phrases, matched on word starts). */
