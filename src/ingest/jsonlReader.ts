@@ -7,7 +7,7 @@ import { canonicalArticleType } from "../filters/articleTypes.js";
 import { parseFilterDate } from "../filters/dates.js";
 import { canonicalNctId, canonicalTrialPhase } from "../domain/identifiers.js";
 import { doiFromSource, issnListFromSource, pmcidFromSource, pmidFromSource } from "./sourceIdentifiers.js";
-import type { DocumentSection, SourceItem } from "./sourceDocument.js";
+import { holdsNul, NUL_REFUSAL, type DocumentSection, type SourceItem } from "./sourceDocument.js";
 import { readableIssues, readJsonLineItems } from "./sourceFiles.js";
 
 /** The section name of a document given as one `text`. */
@@ -37,7 +37,8 @@ const date = (partial: boolean) =>
       partial ? "a date as YYYY, YYYY-MM or YYYY-MM-DD" : "a date as YYYY-MM-DD",
     );
 
-const documentId = z.union([z.string().trim().min(1), z.number().int()]).transform(String);
+const ID_FORMAT = "a non-empty string or an integer, required on every line";
+const documentId = z.union([z.string().trim().min(1), z.number().int()], { error: ID_FORMAT }).transform(String);
 
 /** A deletion line: only its id is read, so a line that still carries the document's other fields deletes it too. */
 const jsonlDeletion = z.looseObject({ id: documentId, deleted: z.literal(true) });
@@ -136,6 +137,8 @@ export function readJsonlDocuments(path: string): AsyncGenerator<SourceItem> {
     path,
     (raw, line) => {
       const item = jsonlRecordToItem(raw);
+      // listed with the file's other bad lines, in one round (the collection's reader refuses it too, after them)
+      if (holdsNul(item)) throw new Error(NUL_REFUSAL);
       const earlier = seen.get(item.doc_id);
       if (earlier !== undefined) throw new Error(`its id was given on line ${earlier}`);
       seen.set(item.doc_id, line);

@@ -10,7 +10,7 @@ import { readMedlineItems } from "./medlineReader.js";
 import { readOpenAlexWorks } from "./openAlexReader.js";
 import { readJatsDocuments } from "./jatsReader.js";
 import { readJsonlDocuments } from "./jsonlReader.js";
-import type { SourceItem } from "./sourceDocument.js";
+import { holdsNul, NUL_REFUSAL, type SourceItem } from "./sourceDocument.js";
 
 async function* readSourceFile(
   reader: PlainCollection["source"]["reader"],
@@ -48,17 +48,6 @@ async function* readSourceFile(
  * characters.
  */
 const MAX_DOCUMENT_CHARS = 1_000_000;
-
-/**
- * Whether any string of a record holds U+0000: no stored text may (PostgreSQL refuses it), so a document holding one
- * is refused at reading, before any of it reaches the index.
- */
-function holdsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (Array.isArray(value)) return value.some(holdsNul);
-  if (value !== null && typeof value === "object") return Object.values(value).some(holdsNul);
-  return false;
-}
 
 const textLength = (item: SourceItem): number =>
   "deleted" in item ? 0 : (item.title?.length ?? 0) + item.sections.reduce((n, s) => n + s.text.length, 0);
@@ -111,8 +100,7 @@ async function* readNamedFile(
       }
       if (holdsNul(item)) {
         badCount += 1;
-        if (bad.length < LISTED_BAD_LINES)
-          bad.push(`record ${position}: holds a NUL character (U+0000), which no stored text may hold`);
+        if (bad.length < LISTED_BAD_LINES) bad.push(`record ${position}: ${NUL_REFUSAL}`);
         continue;
       }
       yield item;

@@ -129,3 +129,17 @@ export function joinedAbstract(sections: readonly DocumentSection[]): string | n
     })
     .join("\n");
 }
+
+/** Why a record holding U+0000 is refused: no stored text may hold it (PostgreSQL refuses it). */
+export const NUL_REFUSAL = "holds a NUL character (U+0000), which no stored text may hold";
+
+/**
+ * Whether any string of a record holds U+0000: a document holding one is refused at reading, before any of it reaches
+ * the index.
+ */
+export function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (Array.isArray(value)) return value.some(holdsNul);
+  if (value !== null && typeof value === "object") return Object.values(value).some(holdsNul);
+  return false;
+}

@@ -92,6 +92,8 @@ describe("jsonl reader", () => {
       JSON.stringify({ id: "y", text: "a", jornal: "typo" }),
       JSON.stringify({ id: "z", text: "a", doi: "not-a-doi", publication_date: "2021-13" }),
       JSON.stringify({ id: "ok", text: "again" }),
+      JSON.stringify({ title: "No id", text: "a" }),
+      JSON.stringify({ id: "nul", text: "a\u0000b" }),
     ]);
     const seen: string[] = [];
     const read = (async () => {
@@ -102,12 +104,15 @@ describe("jsonl reader", () => {
       (e: Error) => e.message,
     );
     expect(seen).toEqual(["ok"]);
-    expect(error).toContain("5 bad lines");
+    expect(error).toContain("7 bad lines");
     expect(error).toMatch(/line 2: not valid JSON/);
     expect(error).toMatch(/line 3: give "text" or "sections", not both/);
     expect(error).toMatch(/line 4: .*jornal/);
     expect(error).toMatch(/line 5: doi: not a DOI.*publication_date: a date as YYYY, YYYY-MM or YYYY-MM-DD/);
     expect(error).toMatch(/line 6: its id was given on line 1/);
+    // a missing id says what is required, and a NUL is listed with the others, not in a second round
+    expect(error).toMatch(/line 7: id: a non-empty string or an integer, required on every line/);
+    expect(error).toMatch(/line 8: holds a NUL character \(U\+0000\)/);
     // the file's text is never echoed: not the bad values, not the start of a line that is not JSON
     expect(error).not.toContain("not-a-doi");
     expect(error).not.toContain("{not json");

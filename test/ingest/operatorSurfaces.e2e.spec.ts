@@ -184,7 +184,7 @@ describe("operator surfaces", () => {
       (await ingest("dune-notes", ["nul-content.jsonl"])).body.ingestionId,
     );
     expect(withNul.state).toBe("failed");
-    expect(withNul.error).toContain("record 1: holds a NUL character (U+0000)");
+    expect(withNul.error).toContain("line 1: holds a NUL character (U+0000)");
     const search = await call("POST", "/api/v1/search/query", {
       key,
       body: { collection: "dune-notes", query: "marram grass NUL inside", limit: 10 },
