@@ -25,8 +25,8 @@ export function usageTable(days: string[], rows: UsageDay[]): Html {
     .slice()
     .reverse();
   return html`<div class="scroll" tabindex="0"><table id="usage-table">
-<caption>Per day and collection (newest first)</caption>
-${tableHead(["Day", "Collection", "Searches", "Unlocked results", "Tokens", "Spend"])}
+<caption>Per day and collection (newest first; a search that charged nothing counts only toward the quota)</caption>
+${tableHead(["Day", "Collection", "Paid searches", "Unlocked results", "Tokens", "Spend"])}
 <tbody>${shown.length ? shown.map(usageRow) : html`<tr><td colspan="6">No usage in these days.</td></tr>`}</tbody>
 </table></div>`;
 }
@@ -71,7 +71,7 @@ function breakdownTable(id: string, caption: string, first: string, groups: Tota
     () => "Total",
   )[0] ?? { name: "Total", searches: 0, unlockedResults: 0, tokens: 0n, spendMicros: 0n };
   return html`<div class="scroll" tabindex="0"><table id="${id}"><caption>${caption}</caption>
-${tableHead([first, "Searches", "Unlocked results", "Tokens", "Spend"])}
+${tableHead([first, "Paid searches", "Unlocked results", "Tokens", "Spend"])}
 <tbody>${
     groups.length
       ? groups.map((g) => totalsRow(g, label(g)))
