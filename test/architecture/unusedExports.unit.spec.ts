@@ -141,6 +141,8 @@ const TEST_ONLY: Record<string, string> = {
     "the judge's passage of a chunk: the calibration bench must read passages exactly as the judge does",
   "src/reasoner/builtin/judge.ts FittedJudge": "the fitted judge's type the calibration benches write",
   "src/reasoner/builtin/qualifiers.ts queryQualifiers": "pure rule: a query's qualifiers, held by its unit test",
+  "src/usecases/operator/reconciliation.ts refundShares":
+    "pure rule: a refund's split over collections, held by its unit test",
   "src/reasoner/builtin/understanding.ts nounPhrases": "pure rule: a query's noun phrases, held by its unit test",
   "src/reasoner/builtin/understanding.ts formOf": "pure rule: a query's form, held by its unit test",
   "src/reasoner/builtin/understanding.ts answeredQuestion":

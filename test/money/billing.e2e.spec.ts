@@ -626,7 +626,11 @@ describe("audit, reconciliation and replay", () => {
     expect(d1.find((d: { collection: string | null }) => d.collection === null)).toMatchObject({ credits: "3.000000" });
     expect(
       rec.body.days.find((d: { date: string; collection: string }) => d.date === day2 && d.collection === "scifact"),
-    ).toMatchObject({ searches: 0, unlockedResults: 3, unlocks: u.body.costCharged });
+    ).toMatchObject({ searches: 0, unlockedResults: 3, unlocks: u.body.costCharged, refunds: "0.010000" });
+    // the refund tied to the scifact search lands on that collection's line, not on the day's collection-less one
+    expect(
+      rec.body.days.find((d: { date: string; collection: string | null }) => d.date === day2 && d.collection === null),
+    ).toBeUndefined();
     // the second day alone opens where the first closed
     const second = await call("GET", `/admin/v1/organizations/${org.id}/reconciliation?from=${day2}&to=${day2}`, {
       admin,

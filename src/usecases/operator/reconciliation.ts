@@ -8,7 +8,7 @@ import { COLLECTION_USAGE, LEDGER } from "../accounts/accountTables.js";
 
 interface ReconciliationLine {
   day: string;
-  /** null for money that belongs to no collection (credits, refunds) */
+  /** null for money that belongs to no collection (credits, a refund tied to no query) */
   collection: string | null;
   searches: number;
   chargesMicros: bigint;
@@ -61,6 +61,23 @@ interface MoneyTotals {
   refunds: bigint;
 }
 
+/**
+ * A refund of a query split over the collections it charged, in proportion to what each charged (the micro-credits
+ * left by rounding down go to the collection that charged most): the shares sum to the refund. None when the query
+ * named no collection (the refund stays on the day's null-collection line).
+ */
+export function refundShares(amount: bigint, charged: ReadonlyMap<string, bigint>): [string, bigint][] {
+  const entries = [...charged.entries()].sort((a, b) =>
+    b[1] > a[1] ? 1 : b[1] < a[1] ? -1 : a[0].localeCompare(b[0]),
+  );
+  if (entries.length === 0) return [];
+  const total = entries.reduce((s, [, v]) => s + v, 0n);
+  if (total === 0n) return [[entries[0]![0], amount]];
+  const shares = entries.map(([c, v]): [string, bigint] => [c, (amount * v) / total]);
+  shares[0]![1] += amount - shares.reduce((s, [, v]) => s + v, 0n);
+  return shares;
+}
+
 /** Folds one organization's events: the opening balance before `from` and the lines within the period. */
 export function foldOrganizationEvents(events: StoredEvent[], period: ReconciliationPeriod) {
   let opening = 0n;
@@ -90,10 +107,18 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
     if (!t) perDay.set(day, (t = { credits: 0n, charges: 0n, refunds: 0n }));
     return t;
   };
+  // what each query charged per collection, before the period too: a refund tied to a query lands on its collections
+  const charged = new Map<string, Map<string, bigint>>();
   for (const e of events) {
     const day = dayOf(e.recordedAt);
     if (period.to !== null && day > period.to) break;
     const before = period.from !== null && day < period.from;
+    if (e.type === "SearchCharged" || e.type === "ResultsUnlocked") {
+      const byCollection = charged.get(e.data.queryId) ?? new Map<string, bigint>();
+      for (const l of e.data.collections)
+        byCollection.set(l.collection, (byCollection.get(l.collection) ?? 0n) + BigInt(l.amountMicros));
+      charged.set(e.data.queryId, byCollection);
+    }
     switch (e.type) {
       case "CreditsAdded":
       case "RefundIssued": {
@@ -103,7 +128,10 @@ export function foldOrganizationEvents(events: StoredEvent[], period: Reconcilia
           const kind = e.type === "CreditsAdded" ? "credits" : "refunds";
           totals[kind] += a;
           dayTotals(day)[kind] += a;
-          line(day, null)[`${kind}Micros`] += a;
+          const query = e.type === "RefundIssued" && e.data.queryId ? charged.get(e.data.queryId) : undefined;
+          const split = query ? refundShares(a, query) : [];
+          for (const [collection, share] of split) line(day, collection).refundsMicros += share;
+          if (split.length === 0) line(day, null)[`${kind}Micros`] += a;
         }
         break;
       }
