@@ -140,11 +140,14 @@ export const Reconciliation = z.object({
     z.object({
       date: z.string(),
       collection: z.string().nullable(),
-      searches: z.number().int().meta({
-        description:
-          "Searches that charged (their SearchCharged events). A search that charged nothing (no rows, a cap below " +
-          "the first row) appends no charge and counts only toward the quota.",
-      }),
+      searches: z
+        .number()
+        .int()
+        .meta({
+          description:
+            "Searches that charged (their SearchCharged events). A search that charged nothing (no rows, a cap below " +
+            "the first row) appends no charge and counts only toward the quota.",
+        }),
       charges: z.string(),
       unlocks: z.string(),
       unlockedResults: z.number().int(),
