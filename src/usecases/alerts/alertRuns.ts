@@ -630,7 +630,30 @@ export async function deliveredOnRefetch(ctx: AlertsContext, record: QueryRecord
       `the alert run ${record.queryId} was never delivered, so it was not charged and is no longer ` +
         "served; its works come again in no later run, so search for them instead",
     );
-  if (run?.state === "pending") await proveAlertDelivery(ctx.client, record.queryId);
+  if (run?.state === "pending") await proveRefetchedDelivery(ctx, run);
+}
+
+/**
+ * A re-fetch's proof of delivery, which can come before the run's waiter starts (a batch starts it once the run's
+ * matched event is published): signal-with-start starts the waiter holding the proof, and the batch's own start then
+ * finds it running. A signal alone was lost in that gap, and the run ended unpaid with its rows served.
+ */
+async function proveRefetchedDelivery(ctx: AlertsContext, run: AlertRunRow): Promise<void> {
+  const input = {
+    alertId: run.alert_id,
+    queryId: run.query_id,
+    trigger: run.trigger,
+    deliveryWaitMs: ctx.deps.deliveryWaitMs,
+  };
+  await ctx.client.workflow
+    .signalWithStart(alertRunWorkflow, {
+      taskQueue: ctx.taskQueue,
+      workflowId: alertRunWorkflowId(run.query_id),
+      args: [input],
+      signal: alertDeliveredSignal,
+      signalArgs: [],
+    })
+    .catch(() => undefined);
 }
 
 /** Tells a run waiting for proof that it was delivered; a run that already ended has nothing to wait for. */
