@@ -442,6 +442,7 @@ export function openAlerts(
       deliveryWaitMs,
       publish: webhooks.publish,
       publishNow: (firstTry) => webhooks.publishWithFirstAttempts(firstAttempts, firstTry),
+      waiterDelayMs: config.faultAlertWaiterDelayMs,
       integrity: parts.integrity,
       ...(parts.authorFilter ? { authorFilter: parts.authorFilter } : {}),
     });

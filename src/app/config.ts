@@ -65,6 +65,7 @@ export const CONFIG_VARIABLES = [
   "TOOL_PRICES",
   "TOOL_UPSTREAMS",
   "FAULT_FAN_OUT_DELAY_MS",
+  "FAULT_ALERT_WAITER_DELAY_MS",
   "ASSISTED_WAIT_SECONDS",
   "ASSISTED_DELIVERY_WAIT_SECONDS",
   "LLM_BASE_URL",
@@ -137,6 +138,11 @@ export interface Config {
   faultAfterChargeDelayMs?: number;
   /** fault injection for crash tests only: each assisted search step pauses this long before it searches */
   faultFanOutDelayMs?: number;
+  /**
+   * fault injection for crash tests only: an ingestion's batch of alert runs, on its first try, pauses this long after
+   * it published its runs' events and before it starts the waiters of those its receivers did not acknowledge
+   */
+  faultAlertWaiterDelayMs?: number;
   /**
    * proxies in front of the service whose X-Forwarded-For entries are trusted for the client address; 0: the socket's
    */
@@ -549,6 +555,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     faultIngestBatchDelayMs: env.FAULT_INGEST_BATCH_DELAY_MS ? Number(env.FAULT_INGEST_BATCH_DELAY_MS) : undefined,
     faultAfterChargeDelayMs: env.FAULT_AFTER_CHARGE_DELAY_MS ? Number(env.FAULT_AFTER_CHARGE_DELAY_MS) : undefined,
     faultFanOutDelayMs: env.FAULT_FAN_OUT_DELAY_MS ? Number(env.FAULT_FAN_OUT_DELAY_MS) : undefined,
+    faultAlertWaiterDelayMs: env.FAULT_ALERT_WAITER_DELAY_MS ? Number(env.FAULT_ALERT_WAITER_DELAY_MS) : undefined,
     trustProxyHops: trustProxyHopsFrom(env.TRUST_PROXY),
     corsOrigins: corsOriginsFrom(env.CORS_ORIGINS),
     operatorLimits: {
@@ -632,6 +639,8 @@ export function configEnvironment(config: Config): Record<ConfigVariable, string
     TOOL_PRICES: [...config.toolPrices].map(([tool, micros]) => `${tool}=${formatCredits(micros)}`).join(","),
     TOOL_UPSTREAMS: config.toolUpstreams.length === 0 ? "" : JSON.stringify(config.toolUpstreams),
     FAULT_FAN_OUT_DELAY_MS: config.faultFanOutDelayMs === undefined ? "" : String(config.faultFanOutDelayMs),
+    FAULT_ALERT_WAITER_DELAY_MS:
+      config.faultAlertWaiterDelayMs === undefined ? "" : String(config.faultAlertWaiterDelayMs),
     ASSISTED_WAIT_SECONDS: String(config.assisted.waitMs / 1000),
     ASSISTED_DELIVERY_WAIT_SECONDS: String(config.assisted.deliveryWaitMs / 1000),
     LLM_BASE_URL: config.assisted.llm?.baseUrl ?? "",

@@ -135,7 +135,13 @@ describe("alerts on a saved search", () => {
     svc = await startTestService({
       dataRoot,
       collectionsConfig: writeCollectionsConfig([OPENALEX_SLICE]),
-      env: { WEBHOOK_ALLOW_PRIVATE_URLS: "1", WEBHOOK_RETRY_SECONDS: "1,1", ASSISTED_DELIVERY_WAIT_SECONDS: "5" },
+      env: {
+        WEBHOOK_ALLOW_PRIVATE_URLS: "1",
+        WEBHOOK_RETRY_SECONDS: "1,1",
+        ASSISTED_DELIVERY_WAIT_SECONDS: "5",
+        // a run's waiter starts 2 s after the run is visible, so a re-fetch lands before it (the MCP test below)
+        FAULT_ALERT_WAITER_DELAY_MS: "2000",
+      },
     });
     call = httpClient(svc.baseUrl);
     admin = svc.adminToken;
@@ -614,6 +620,7 @@ describe("alerts on a saved search", () => {
       if (!run) await new Promise((r) => setTimeout(r, 100));
     }
     expect(run).toMatchObject({ status: "pending" });
+    // re-fetched before the run's waiter starts (FAULT_ALERT_WAITER_DELAY_MS): the proof is kept all the same
     const rows = await mcp("get_results", { queryId: run!.queryId });
     expect(rows.isError, JSON.stringify(rows.body)).toBe(false);
     expect(JSON.stringify(rows.body)).toContain("Sea star wasting and kelp forests");

@@ -232,6 +232,7 @@ export async function runBatch(
         return;
       }
       // the waiter first: a retry's 2xx (or a re-fetch) then always finds it
+      if (ctx.deps.waiterDelayMs && firstTry) await new Promise((r) => setTimeout(r, ctx.deps.waiterDelayMs));
       try {
         await ctx.client.workflow.start(alertRunWorkflow, {
           taskQueue: ctx.taskQueue,

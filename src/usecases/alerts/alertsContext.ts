@@ -30,6 +30,8 @@ export interface AlertsDeps {
    * first execution); without it this process runs no batch
    */
   publishNow?: (firstTry: boolean) => PublishWebhookEventsNow;
+  /** fault injection for tests only: a batch's first try pauses this long before it starts its runs' waiters */
+  waiterDelayMs?: number;
   taskQueue?: string;
   /** each delivered work's integrity by the retraction rule (src/usecases/works/integrityRows.ts), as on every row */
   integrity?: IntegrityOf;
