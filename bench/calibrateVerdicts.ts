@@ -54,7 +54,7 @@ import {
 import { fitLogistic, type Sample } from "./logisticRegression.js";
 import { candidateFeatures, FEATURE_NAMES } from "../src/reasoner/builtin/judgeFeatures.js";
 import { conceptOf, conceptText } from "../src/reasoner/builtin/concepts.js";
-import { QUALIFIER_CONFLICT_FACTOR, qualifierConflict } from "../src/reasoner/builtin/qualifiers.js";
+import { QUALIFIER_CONFLICT_FACTOR, qualifierReader } from "../src/reasoner/builtin/qualifiers.js";
 import type { Candidate } from "../src/reasoner/port.js";
 import { loadLabels } from "./assistedRecall.js";
 import { questionOfClaim } from "./claimQuestions.js";
@@ -259,7 +259,7 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
             : judged?.has(p.docId)
               ? 1
               : 0,
-          conflict: qualifierConflict(item.text, `${p.candidate.title ?? ""}\n${p.candidate.text}`, p.candidate.title),
+          conflict: qualifierReader(item.text)(p.candidate.title, p.candidate.text).demoted,
           features: features[i]!.map((x) => Math.round(x * 1e6) / 1e6),
           centralLoose: anywhere.namesCentral[i]!,
           centralAbout: about.namesCentral[i]!,

@@ -1,5 +1,5 @@
 // What the judge's population rule does (a study naming only another population than the one asked about is never
-// verified, src/reasoner/builtin/qualifiers.ts populationConflict): on the hand-kept qualifier pairs
+// verified, src/reasoner/builtin/qualifiers.ts qualifierReader's otherPopulation): on the hand-kept qualifier pairs
 // (bench/qualifierPairs.json), each document judged alone, as a collection holding nothing better would show it, with
 // and without the judge's reading of qualifiers; and on the SciFact train qrels, how many relevant (claim, abstract)
 // pairs the rule would call another population's (none may be). Prints one JSON line, then a readable one.
@@ -9,7 +9,11 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { judgeCandidates } from "../src/reasoner/builtin/judge.js";
-import { populationConflict } from "../src/reasoner/builtin/qualifiers.js";
+import { qualifierReader } from "../src/reasoner/builtin/qualifiers.js";
+
+/** Whether the document names only another population than the query's: the judge never verifies it. */
+const populationConflict = (query: string, title: string, text: string) =>
+  qualifierReader(query)(title, text).otherPopulation;
 import { understandByRules } from "../src/reasoner/builtin/understanding.js";
 import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
 import { openEmbedder } from "../src/app/composition.js";
@@ -57,11 +61,10 @@ const counts = {
   betterVerifiedAfter: 0,
 };
 for (const pair of pairs) {
-  if (populationConflict(pair.query, `${pair.better.title}\n${pair.better.text}`))
-    counts.betterOfAnotherPopulation += 1;
+  if (populationConflict(pair.query, pair.better.title, pair.better.text)) counts.betterOfAnotherPopulation += 1;
   if (await verifiedAlone(pair.query, pair.better, false)) counts.betterVerifiedBefore += 1;
   if (await verifiedAlone(pair.query, pair.better, true)) counts.betterVerifiedAfter += 1;
-  if (!populationConflict(pair.query, `${pair.worse.title}\n${pair.worse.text}`)) continue;
+  if (!populationConflict(pair.query, pair.worse.title, pair.worse.text)) continue;
   counts.worseOfAnotherPopulation += 1;
   if (await verifiedAlone(pair.query, pair.worse, false)) counts.worseVerifiedBefore += 1;
   if (await verifiedAlone(pair.query, pair.worse, true)) counts.worseVerifiedAfter += 1;
@@ -90,7 +93,7 @@ for (const line of readFileSync(join(dir, "qrels", "train.tsv"), "utf8")
   const claim = claims.get(queryId!);
   if (!doc || !claim) continue;
   relevant += 1;
-  if (populationConflict(claim, `${doc.title}\n${doc.text}`)) relevantOfAnotherPopulation += 1;
+  if (populationConflict(claim, doc.title, doc.text)) relevantOfAnotherPopulation += 1;
 }
 await embedder.close();
 

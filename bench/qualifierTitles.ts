@@ -1,17 +1,20 @@
 // What the judge's title rule for qualifiers does (a study whose title contradicts a qualifier of the question, "with
 // inhibitors" against "...without Inhibitors", "without osteotomy" against "...After High Tibial Osteotomy", is never
-// verified: src/reasoner/builtin/qualifiers.ts titleQualifierConflict). It may cost recall only where a relevant
-// work's title trips it, so it is counted on labels it was not written against: SciFact's relevant (claim, abstract)
-// pairs (train, the split shipped), and each SYNERGY review's included works under our four phrasings of the review's
-// need (bench/synergyQuestions.json); each SYNERGY hit is printed, to be read. Then the rows an outside audit read and
-// labelled (4 Dec 2026), which the rule was written after: not held out. Prints one JSON line, then a readable one.
-// Usage: npx tsx bench/qualifierTitles.ts [-- --data ../shared/data]
+// verified: src/reasoner/builtin/qualifiers.ts qualifierReader's titleConflict). It may cost recall only where a
+// relevant work's title trips it, so it is counted on labels it was not written against: SciFact's relevant (claim,
+// abstract) pairs (train, the split shipped), and each SYNERGY review's included works under our four phrasings of the
+// review's need (bench/synergyQuestions.json); each SYNERGY hit is printed, to be read. Then the rows an outside audit
+// read and labelled (4 Dec 2026), which the rule was written after: not held out. Prints one JSON line, then a readable
+// one. Usage: npx tsx bench/qualifierTitles.ts [-- --data ../shared/data]
 import { readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
-import { titleQualifierConflict } from "../src/reasoner/builtin/qualifiers.js";
+import { qualifierReader } from "../src/reasoner/builtin/qualifiers.js";
+
+/** Whether the title alone contradicts a qualifier of the question: the judge never verifies such a row. */
+const titleQualifierConflict = (question: string, title: string) => qualifierReader(question)(title, "").titleConflict;
 
 const { values: args } = parseArgs({ options: { data: { type: "string", default: "../shared/data" } } });
 

@@ -7,12 +7,7 @@
 import type { Embedder } from "../../embedding/port.js";
 import { analyzeEnglish } from "../../text/englishAnalyzer.js";
 import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
-import {
-  populationConflict,
-  QUALIFIER_CONFLICT_FACTOR,
-  qualifierConflict,
-  titleQualifierConflict,
-} from "./qualifiers.js";
+import { QUALIFIER_CONFLICT_FACTOR, qualifierReader } from "./qualifiers.js";
 import { YES_NO_QUESTION } from "./vocabulary.js";
 import {
   centralConcept,
@@ -350,14 +345,14 @@ export async function judgeCandidates(
   const model = deps.model ?? DEFAULT_JUDGE_MODEL;
   const prepared = await prepareJudgement(deps, query, understanding, candidates);
   // a candidate whose only mention of a qualifier the query asks for is negated, or that names only another
-  // population, ranks below those that match it (qualifiers.ts)
-  const conflicts = candidates.map(
-    (candidate) =>
-      deps.readQualifiers !== false &&
-      qualifierConflict(query, `${candidate.title ?? ""}\n${candidate.text}`, candidate.title),
+  // population, ranks below those that match it; one whose title contradicts a qualifier, or that names only another
+  // population, answers another question and is never verified (qualifiers.ts)
+  const readQualifiers = qualifierReader(query);
+  const readings = candidates.map((candidate) =>
+    deps.readQualifiers === false ? null : readQualifiers(candidate.title, candidate.text),
   );
   const demoted = (p: number, i: number) =>
-    conflicts[i] ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p;
+    readings[i]?.demoted ? Math.round(p * QUALIFIER_CONFLICT_FACTOR * 1000) / 1000 : p;
   const scores = scoresOf(model, candidateFeatures(prepared)).map(demoted);
   const scale = deps.scale ?? DEFAULT_VERDICT_SCALE;
   // each chunk read once for its concepts: the verdict's evidence and the matched terms it reports
@@ -369,16 +364,8 @@ export async function judgeCandidates(
   const kind = requestKind(query, understanding);
   const call = callEvidence(understanding.entities, candidates, texts, bestSentences, scores, scale.central, kind);
   const probabilities = scaleProbabilities(scale.models[kind], call);
-  // a study of another population than the one asked about, or one whose title contradicts a qualifier of the question
-  // (patients without inhibitors asked about those with them), answers another question: never verified
-  const otherPopulation = candidates.map(
-    (candidate) =>
-      deps.readQualifiers !== false &&
-      (populationConflict(query, `${candidate.title ?? ""}\n${candidate.text}`) ||
-        titleQualifierConflict(query, candidate.title)),
-  );
   const verified = verifiedOnScale({ ...scale, gate: model.threshold }, kind, call, probabilities).map(
-    (v, i) => v && !otherPopulation[i],
+    (v, i) => v && !readings[i]?.titleConflict && !readings[i]?.otherPopulation,
   );
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;

@@ -171,8 +171,13 @@ function mentions(text: string, stem: string): Mention[] {
  *   alternative compared with ("... After High Tibial Osteotomy" for "stem cells without osteotomy"). "No X" is left
  *   to the "with" cue: "no association between X and Y" is a finding, and a title naming X answers it.
  */
-function conflictOf(query: string, candidateText: string, title?: string | null): "title" | "text" | null {
-  for (const qualifier of queryQualifiers(query)) {
+function conflictOf(
+  qualifiers: readonly Qualifier[],
+  candidateText: string,
+  title?: string | null,
+): "title" | "text" | null {
+  let conflict: "text" | null = null;
+  for (const qualifier of qualifiers) {
     for (const stem of qualifier.stems) {
       const inTitle = title ? mentions(title, stem) : [];
       const byTitle = inTitle.length > 0;
@@ -182,20 +187,13 @@ function conflictOf(query: string, candidateText: string, title?: string | null)
         ? found.every((m) => m.negated && !m.both)
         : !found.some((m) => m.negated) &&
           (byTitle && qualifier.excludes ? found.some((m) => !m.contrast) : found.some((m) => m.withCue));
+      if (!conflicts) continue;
       // a title deciding against "no X" only demotes: "no association between X and Y" is a finding to check
-      if (conflicts) return byTitle && (!qualifier.negated || qualifier.excludes) ? "title" : "text";
+      if (byTitle && (!qualifier.negated || qualifier.excludes)) return "title";
+      conflict = "text";
     }
   }
-  return null;
-}
-
-/**
- * Whether the candidate's title contradicts a qualifier of the query (conflictOf): a study of patients without
- * inhibitors asked about patients with them, or one after osteotomy asked about treatment without it. It answers
- * another question: the judge never verifies it.
- */
-export function titleQualifierConflict(query: string, title: string | null | undefined): boolean {
-  return Boolean(title) && conflictOf(query, title!, title) === "title";
+  return conflict;
 }
 
 /** The groups of `groups` the text names. */
@@ -247,33 +245,50 @@ function onlyAlreadyHad(text: string, stem: string): boolean {
   });
 }
 
-/**
- * Whether the candidate conflicts with a qualifier of the query (conflictOf: with against without, a title deciding
- * alone), studies only people who already have the condition whose onset the query asks about, or names only another
- * population (children / adults, women / men) than the one the query names. A title decides alone because it names
- * the study's population, while an abstract's other mentions may be outside a negation's reach ("no thrombotic events,
- * development of antidrug antibodies, or new development of factor VIII inhibitors") or about other patients.
- */
-export function qualifierConflict(query: string, candidateText: string, title?: string | null): boolean {
-  if (conflictOf(query, candidateText, title) !== null) return true;
-  // asked who comes to have a condition, a study of people who all have it already answers another question
-  if (onsetConditions(query).some((stem) => onlyAlreadyHad(candidateText, stem))) return true;
-  return populationConflict(query, candidateText);
+/** How a candidate stands to the query's qualifiers (qualifierReader). */
+interface QualifierReading {
+  /** it conflicts with a qualifier: it ranks below the candidates that match them (QUALIFIER_CONFLICT_FACTOR) */
+  demoted: boolean;
+  /** its title contradicts a qualifier: it answers another question, and is never verified */
+  titleConflict: boolean;
+  /** it names only another population than the query's: it answers another question, and is never verified */
+  otherPopulation: boolean;
 }
 
 /**
- * Whether the candidate names only another population than the one the query names (children / adults, women / men):
- * "bariatric surgery in adolescents" and a text that speaks of adults and never of children or adolescents. Such a
- * study does not answer the question, whatever else it shares with it: the judge never verifies it.
+ * The query's qualifiers read once, and a reader of each candidate against them. A candidate is demoted when it
+ * conflicts with a qualifier (conflictOf: with against without, a title deciding alone), studies only people who
+ * already have the condition whose onset the query asks about, or names only another population (children / adults,
+ * women / men) than the one the query names. A title decides alone because it names the study's population, while an
+ * abstract's other mentions may be outside a negation's reach ("no thrombotic events, development of antidrug
+ * antibodies, or new development of factor VIII inhibitors") or about other patients. It is vetoed when it names only
+ * another population, or its title contradicts a qualifier. The title is read as the first line of its text.
  */
-export function populationConflict(query: string, candidateText: string): boolean {
-  for (const groups of [POPULATIONS, SEXES]) {
-    const asked = groupsIn(query, groups);
-    if (asked.size !== 1) continue;
+export function qualifierReader(query: string): (title: string | null | undefined, text: string) => QualifierReading {
+  const qualifiers = queryQualifiers(query);
+  const onset = onsetConditions(query);
+  const asked = [POPULATIONS, SEXES].map((groups) => groupsIn(query, groups));
+  return (title, text) => {
+    const candidateText = `${title ?? ""}\n${text}`;
+    const conflict = conflictOf(qualifiers, candidateText, title);
+    const population = populationConflictOf(asked, candidateText);
+    // asked who comes to have a condition, a study of people who all have it already answers another question
+    const demoted = conflict !== null || population || onset.some((stem) => onlyAlreadyHad(candidateText, stem));
+    return { demoted, titleConflict: conflict === "title", otherPopulation: population };
+  };
+}
+
+/**
+ * Whether the candidate names only another population than the one the query names (children / adults, women / men),
+ * the query's groups already read: "bariatric surgery in adolescents" and a text that speaks of adults and never of
+ * children or adolescents. Such a study does not answer the question, whatever else it shares with it.
+ */
+function populationConflictOf(asked: readonly Set<string>[], candidateText: string): boolean {
+  return [POPULATIONS, SEXES].some((groups, i) => {
+    if (asked[i]!.size !== 1) return false;
     const named = groupsIn(candidateText, groups);
-    if (named.size > 0 && ![...asked].some((g) => named.has(g))) return true;
-  }
-  return false;
+    return named.size > 0 && ![...asked[i]!].some((g) => named.has(g));
+  });
 }
 
 /** A conflicting candidate's probability is scaled by this: it ranks below candidates that match the qualifier. */
