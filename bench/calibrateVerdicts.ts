@@ -1,7 +1,8 @@
 // Fits the verdict scale (src/reasoner/builtin/verdictScale.json): the probability that a row addresses its request,
 // one scale for every form, and the one floor under which nothing is delivered or charged. Each SciFact train claim,
 // the same claim asked as a researcher's question about it (claimQuestions.ts), each phrasing of
-// bench/synergyQuestions.json (fit and held out, question and keywords forms), the DBT question of a customer's
+// bench/synergyQuestions.json (fit and held out, question and keywords forms, and held-out requests comparing two arms
+// of a need, reported as their own form), the DBT question of a customer's
 // complaint, the off-topic questions of offTopicQuestions.ts (on both collections) and the near-miss questions of
 // nearMissQuestions.ts (on SciFact's subjects, answered by none of its documents) run through the built-in
 // understanding and planning, the hybrid retrieval of the bench's embedded index (openalex-synergy or scifact, the
@@ -127,7 +128,12 @@ interface Row extends Item {
 
 async function synergyItems(): Promise<Item[]> {
   const file = JSON.parse(await readFile(join(REPO_ROOT, "bench", "synergyQuestions.json"), "utf8")) as {
-    reviews: Array<{ review: string; fit: Record<string, string>; heldout: Record<string, string> }>;
+    reviews: Array<{
+      review: string;
+      fit: Record<string, string>;
+      heldout: Record<string, string>;
+      comparisons?: string[];
+    }>;
   };
   const items: Item[] = [
     { id: "dbt", kind: "synergy-heldout", collection: SYNERGY, text: DBT_QUESTION, review: "Oud_2018" },
@@ -142,6 +148,17 @@ async function synergyItems(): Promise<Item[]> {
           text,
           review: entry.review,
         });
+  // requests for the literature comparing two arms of the need: held out, their own form
+  for (const entry of file.reviews)
+    (entry.comparisons ?? []).forEach((text, i) =>
+      items.push({
+        id: `${entry.review}-heldout-comparison-${i}`,
+        kind: "synergy-heldout",
+        collection: SYNERGY,
+        text,
+        review: entry.review,
+      }),
+    );
   return items;
 }
 
@@ -226,7 +243,7 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
       const zeros = candidates.map(() => 0);
       const read = (central: VerdictScale["central"]) =>
         callEvidence(
-          understanding.entities,
+          { query: item.text, entities: understanding.entities },
           candidates,
           texts,
           bests,
@@ -398,6 +415,7 @@ const FORMS = [
   "claims asked as questions",
   "SYNERGY questions",
   "SYNERGY keywords",
+  "SYNERGY comparisons",
   "off-topic",
   "near-miss",
 ] as const;
@@ -408,6 +426,7 @@ function formOf(row: Row): FormName {
   if (row.kind === "scifact-question") return "claims asked as questions";
   if (row.kind === "off-topic") return "off-topic";
   if (row.kind === "near-miss") return "near-miss";
+  if (row.id.includes("-comparison-")) return "SYNERGY comparisons";
   return row.id.endsWith("-keywords") ? "SYNERGY keywords" : "SYNERGY questions";
 }
 

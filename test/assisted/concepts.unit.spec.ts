@@ -1,8 +1,10 @@
 // The concepts a request names, as the judge matches them: whole concepts and their synonyms, never a fragment ("d"
-// of "5 mg/d"), the central concept a verified row must name, and a mention that is only what every participant got.
+// of "5 mg/d"), the central concept a verified row must name (or an alternative the request offers in its place), and
+// a mention that is only what every participant got.
 import { describe, expect, it } from "vitest";
+import { callEvidence } from "../../src/reasoner/builtin/judge.js";
 import {
-  centralConcept,
+  centralAlternatives,
   conceptOf,
   conceptText,
   matchedConcepts,
@@ -15,6 +17,9 @@ import {
   type ConceptText,
 } from "../../src/reasoner/builtin/concepts.js";
 
+/** The request's central concept: the first of its alternatives, where the entities are joined by nothing. */
+const centralConcept = (entities: string[]) =>
+  centralAlternatives(entities.join(" "), entities, "literature")[0] ?? null;
 const vitaminD = ["vitamin D supplementation", "fracture risk", "older adults"];
 // the row a customer was charged for: an alendronate trial whose "5 mg/d" has a "d"
 const alendronate = conceptText(
@@ -207,5 +212,91 @@ describe("centralConcept", () => {
     expect(centralConcept(vitaminD)).toBe("vitamin D");
     // a run with no edge word to cut it stays whole
     expect(centralConcept(["machine learning sepsis prediction"])).toBe("machine learning sepsis prediction");
+  });
+});
+
+describe("centralAlternatives", () => {
+  const dbt = ["dialectical behaviour therapy", "mentalization-based treatment", "borderline personality disorder"];
+  it("offers the arms a request for literature compares, and the options of an 'or' or a list, in any request", () => {
+    const versus =
+      "dialectical behaviour therapy versus mentalization-based treatment for borderline personality disorder";
+    expect(centralAlternatives(versus, dbt, "literature")).toEqual(["dialectical behaviour", "mentalization-based"]);
+    expect(centralAlternatives("DBT vs. MBT for BPD", ["DBT", "MBT", "BPD"], "literature")).toEqual(["DBT", "MBT"]);
+    expect(
+      centralAlternatives(
+        "compare cognitive behavioural therapy with interpersonal therapy for depression",
+        ["cognitive behavioural therapy", "interpersonal therapy", "depression"],
+        "literature",
+      ),
+    ).toEqual(["cognitive behavioural", "interpersonal"]);
+    const or = "Does dialectical behaviour therapy or mentalization-based treatment reduce self-harm in BPD?";
+    expect(centralAlternatives(or, [...dbt.slice(0, 2), "self-harm", "BPD"], "check")).toEqual([
+      "dialectical behaviour",
+      "mentalization-based",
+    ]);
+    expect(
+      centralAlternatives(
+        "How do cyclobenzaprine, tizanidine, baclofen and other muscle relaxants compare for spasticity?",
+        ["cyclobenzaprine", "tizanidine", "baclofen", "muscle relaxants", "spasticity"],
+        "literature",
+      ),
+    ).toEqual(["cyclobenzaprine", "tizanidine", "baclofen", "muscle relaxants"]);
+  });
+
+  it("offers no control arm, no comparison a claim makes, and no comma that ends no list", () => {
+    expect(
+      centralAlternatives(
+        "vitamin D versus placebo for fractures",
+        ["vitamin D", "placebo", "fractures"],
+        "literature",
+      ),
+    ).toEqual(["vitamin D"]);
+    // a claim comparing two names both: the comparison offers no alternative
+    expect(
+      centralAlternatives("Metformin versus sulfonylureas lowers mortality.", ["Metformin", "sulfonylureas"], "check"),
+    ).toEqual(["Metformin"]);
+    expect(
+      centralAlternatives(
+        "In British Men, haplogroup I decreases risk of cardiovascular disease.",
+        ["British Men", "haplogroup I", "cardiovascular disease"],
+        "check",
+      ),
+    ).toEqual(["British Men"]);
+    // what follows the central concept otherwise ("after", "for") is no alternative
+    expect(centralAlternatives("metformin for fracture risk", ["metformin", "fracture risk"], "literature")).toEqual([
+      "metformin",
+    ]);
+    expect(centralAlternatives("the role of", ["the role of"], "literature")).toEqual([]);
+  });
+
+  it("lets a row of either arm name the request's central concept", () => {
+    const mbtOnly = conceptText(
+      "Mentalization-based treatment for borderline personality disorder: a randomized trial",
+      "Patients receiving mentalization-based treatment self-harmed less than those in structured clinical management.",
+    );
+    const dbtOnly = conceptText(
+      "Dialectical behavior therapy for borderline personality disorder",
+      "Dialectical behavior therapy reduced suicide attempts compared with community treatment by experts.",
+    );
+    const evidence = (query: string, kind: "check" | "literature") =>
+      callEvidence(
+        { query, entities: dbt },
+        [
+          { id: "m", title: null, collection: "c" },
+          { id: "d", title: null, collection: "c" },
+        ],
+        [mbtOnly, dbtOnly],
+        [null, null],
+        [0.5, 0.5],
+        "anywhere",
+        kind,
+      ).namesCentral;
+    const versus =
+      "dialectical behaviour therapy versus mentalization-based treatment for borderline personality disorder";
+    expect(evidence(versus, "literature")).toEqual([true, true]);
+    // without the comparison, the first concept is the one a row must name
+    const with_ =
+      "dialectical behaviour therapy with mentalization-based treatment for borderline personality disorder";
+    expect(evidence(with_, "literature")).toEqual([false, true]);
   });
 });

@@ -461,13 +461,77 @@ export function subjectConcepts(entities: readonly string[]): string[] {
  * The request's central concept: that of its first entity which has a unit to match, an aspect asked about
  * ("pharmacokinetics" of "the pharmacokinetics of emicizumab") passed over.
  */
-export function centralConcept(entities: readonly string[]): string | null {
+function centralConcept(entities: readonly string[]): string | null {
   for (const entity of entities) {
     const concept = leadingConcept(entity);
     if (!concept || concept.split(/\s+/).every((w) => ASPECT_WORDS.has(w.toLowerCase()))) continue;
     if (conceptUnits(concept).length > 0) return concept;
   }
   return null;
+}
+
+/**
+ * Between two entities of a request, words that offer the second as an alternative to the first, in any request; a
+ * comma alone only inside a list that one of them ends ("X, Y or Z"): "In British men, haplogroup I ..." lists nothing.
+ */
+const ALTERNATIVE_GAP = /^(?:or|,\s*or|and\/or|,?\s*(?:and|or)\s+other|,\s*and)$/i;
+/** Between two entities of a request for literature, words that compare them: either arm answers it. */
+const COMPARED_GAP = /^(?:versus|vs\.?|v\.|compared\s+(?:with|to)|or\s+with)$/i;
+/** "compare X with Y", "comparing X and Y": the words after X that join Y to it. */
+const COMPARE_VERB = /\bcompar(?:e|es|ed|ing|ison\s+of)\b/i;
+const COMPARE_JOIN = /^(?:with|to|and)$/i;
+/** A comparison's control arm, which names no alternative to study: every trial has one. */
+const CONTROL_ARM = new RegExp(
+  String.raw`^(?:an?\s+|the\s+)?(?:placebo|sham|controls?|no\s+treatment|usual\s+care|` +
+    String.raw`standard\s+(?:care|treatment|therapy)|treatment\s+as\s+usual|waiting\s+list|wait-?list|` +
+    String.raw`conventional\s+(?:care|treatment|therapy))$`,
+  "i",
+);
+
+/**
+ * The request's central concept and its alternatives, the concepts a row may name instead of it: those of the entities
+ * that follow the central one joined by "or", a list's commas ("cyclobenzaprine, tizanidine, baclofen and other muscle
+ * relaxants") and, in a request for literature, a comparison ("DBT versus MBT", "compare CBT with interpersonal
+ * therapy"). A study of either arm answers a request for the literature that compares them; a claim comparing two
+ * ("X versus Y shows ...") names both, so only its "or" and lists offer alternatives. A control arm ("versus placebo")
+ * is no alternative: every trial names one. Empty without a central concept.
+ */
+export function centralAlternatives(
+  query: string,
+  entities: readonly string[],
+  kind: "check" | "literature",
+): string[] {
+  const central = centralConcept(entities);
+  if (central === null) return [];
+  const at = entities.findIndex((entity) => leadingConcept(entity) === central);
+  const concepts = [central];
+  const lower = query.toLowerCase();
+  let end = lower.indexOf(entities[at]!.toLowerCase());
+  if (end < 0) return concepts;
+  const compared = kind === "literature" && COMPARE_VERB.test(lower.slice(0, end));
+  end += entities[at]!.length;
+  // a list's items before its "or" / "and": kept once the list ends so
+  const listed: string[] = [];
+  for (const entity of entities.slice(at + 1)) {
+    const start = lower.indexOf(entity.toLowerCase(), end);
+    if (start < 0) break;
+    const gap = lower.slice(end, start).trim();
+    const concept = leadingConcept(entity);
+    if (!concept || conceptUnits(concept).length === 0) break;
+    const arm = CONTROL_ARM.test(entity.trim()) || CONTROL_ARM.test(concept) ? [] : [concept];
+    end = start + entity.length;
+    if (gap === ",") {
+      listed.push(...arm);
+      continue;
+    }
+    const joined =
+      ALTERNATIVE_GAP.test(gap) ||
+      (listed.length === 0 && kind === "literature" && COMPARED_GAP.test(gap)) ||
+      (compared && concepts.length === 1 && listed.length === 0 && COMPARE_JOIN.test(gap));
+    if (!joined) break;
+    concepts.push(...listed.splice(0), ...arm);
+  }
+  return concepts;
 }
 
 /**

@@ -10,7 +10,7 @@ import { embedQueryCached } from "../../retrieval/queryVectorCache.js";
 import { QUALIFIER_CONFLICT_FACTOR, qualifierReader } from "./qualifiers.js";
 import { YES_NO_QUESTION } from "./vocabulary.js";
 import {
-  centralConcept,
+  centralAlternatives,
   conceptOf,
   subjectConcepts,
   distinctiveUnit,
@@ -290,7 +290,7 @@ function scoresOf(model: JudgeModel, features: readonly number[][]): number[] {
  * every participant received, and the share of the request's concepts it names.
  */
 export function callEvidence(
-  entities: readonly string[],
+  request: { query: string; entities: readonly string[] },
   candidates: readonly Pick<Candidate, "title" | "id" | "collection">[],
   texts: readonly ConceptText[],
   bestSentences: readonly (string | null)[],
@@ -298,7 +298,9 @@ export function callEvidence(
   central: VerdictScale["central"],
   kind: RequestKind,
 ): CallEvidence {
-  const concept = centralConcept(entities);
+  const { entities } = request;
+  // the central concept, or one the request offers in its place ("DBT versus MBT", "X or Y"): a row names any of them
+  const alternatives = centralAlternatives(request.query, entities, kind);
   const concepts = entities.map(conceptOf).filter((c): c is string => c !== null);
   const subjects = subjectConcepts(entities);
   // the central concept's rarest words among the call's candidates must be named: a cognitive behaviour therapy trial
@@ -306,19 +308,17 @@ export function callEvidence(
   // and for a request for literature, a word of it that no candidate names, none does (concepts.ts absentOf): among
   // other drugs' biosimilar trials, none is one of omalizumab's. A request to check reads the concept as the
   // collection writes it instead (verdictScale.ts), so its words may differ ("4-PBA", "4-phenylbutyrate").
-  const centralDistinctive =
-    concept === null
-      ? null
-      : kind === "literature"
-        ? distinctiveUnit(concept, texts)
-        : twoUnitDistinctive(concept, texts);
+  const distinctives = alternatives.map((concept) =>
+    kind === "literature" ? distinctiveUnit(concept, texts) : twoUnitDistinctive(concept, texts),
+  );
   // each subject of two words by the one fewer candidates hold, as the central concept: "bladder" of "bladder cancer"
   // where more candidates say "cancer", so a study of hormone therapy and ovarian cancer names no "bladder cancer"
   const subjectUnits = subjects.map((c) => twoUnitDistinctive(c, texts));
   const mentions = candidates.map((candidate, i) => {
-    if (concept === null) return "named";
+    if (alternatives.length === 0) return "named";
     const where = central === "about" ? sentencesText([candidate.title ?? "", bestSentences[i] ?? ""]) : texts[i]!;
-    return mentionOf(concept, where, 0.5, centralDistinctive);
+    const read = alternatives.map((concept, j) => mentionOf(concept, where, 0.5, distinctives[j]));
+    return read.includes("named") ? "named" : read.includes("background") ? "background" : "absent";
   });
   const conceptShare = texts.map((text) =>
     concepts.length > 0 ? concepts.filter((c) => namesConcept(c, text)).length / concepts.length : 1,
@@ -362,7 +362,15 @@ export async function judgeCandidates(
     return best >= 0 ? prepared.sentences[i]![best]!.text : null;
   });
   const kind = requestKind(query, understanding);
-  const call = callEvidence(understanding.entities, candidates, texts, bestSentences, scores, scale.central, kind);
+  const call = callEvidence(
+    { query, entities: understanding.entities },
+    candidates,
+    texts,
+    bestSentences,
+    scores,
+    scale.central,
+    kind,
+  );
   const probabilities = scaleProbabilities(scale.models[kind], call);
   const verified = verifiedOnScale({ ...scale, gate: model.threshold }, kind, call, probabilities).map(
     (v, i) => v && !readings[i]?.titleConflict && !readings[i]?.otherPopulation,
