@@ -300,3 +300,18 @@ describe("centralAlternatives", () => {
     expect(evidence(with_, "literature")).toEqual([false, true]);
   });
 });
+
+describe("a drug class named for what it does", () => {
+  it("is not named by the act it is named for: muscle relaxants are not relaxation training", () => {
+    const pool = [
+      conceptText(null, "Muscle relaxation training reduced pain in breast cancer survivors."),
+      conceptText(null, "Patients prescribed muscle relaxants reported less severe symptoms."),
+      conceptText(null, "A muscle relaxant was given before surgery."),
+    ];
+    const distinctive = twoUnitDistinctive("muscle relaxants", pool);
+    expect(pool.map((text) => namesConcept("muscle relaxants", text, 0.5, distinctive))).toEqual([false, true, true]);
+    expect(namesConcept("stimulants", conceptText(null, "Deep brain stimulation improved tremor."))).toBe(false);
+    expect(namesConcept("CNS depressants", conceptText(null, "Depression was common among the patients."))).toBe(false);
+    expect(namesConcept("relaxation", conceptText(null, "Relaxation lowered anxiety before surgery."))).toBe(true);
+  });
+});

@@ -121,11 +121,14 @@ function surfaceIn(text: string, phrase: string): string | null {
 
 /**
  * British and American spellings read alike ("behaviour", "behavior"; "behavioural", "behavioral"; "haemophilia",
- * "hemophilia"; "randomised", "randomized"), on both sides of a match.
+ * "hemophilia"; "randomised", "randomized"), on both sides of a match. A drug class named for what it does keeps its
+ * own word: the stem of "muscle relaxants" is that of "relaxation training", of "stimulants" that of "brain
+ * stimulation", of "CNS depressants" that of "depression".
  */
 function spellingKey(text: string): string {
   return text
     .toLowerCase()
+    .replace(/\b(relax|stimul|depress)ants?\b/gu, "$1antdrug")
     .replace(/(\p{L}{3,})our(al|ally|s|ed|ing|able|ite|ites)?\b/gu, "$1or$2")
     .replace(/ae/g, "e")
     .replace(/oe(?=\p{L})/gu, "e")
