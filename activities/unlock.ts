@@ -85,6 +85,7 @@ export function createUnlockActivities(deps: UnlockActivityDeps): UnlockActiviti
           rows,
           workflowId: input.chargeKey,
           ...(input.actor ? { actor: input.actor } : {}),
+          ...(input.requestId ? { requestId: input.requestId } : {}),
         });
         if (deps.afterChargeDelayMs) await new Promise((r) => setTimeout(r, deps.afterChargeDelayMs));
         const event = result.events.find((e) => e.type === "ResultsUnlocked");

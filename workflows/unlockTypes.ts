@@ -16,6 +16,8 @@ export interface UnlockInput {
    * before it existed, and API-key calls): the workflow
    */
   actor?: { kind: "member"; id: string };
+  /** the X-Request-Id of the call that started the run, kept with its charge so the ledger names it */
+  requestId?: string;
 }
 
 export interface QuotaDecision {

@@ -53,8 +53,8 @@ describe("litsearch CLI", () => {
     expect(table.slice(1, 3).map((line) => line.split(/ {2,}/)[1])).toEqual(["Another lab", "CLI lab"]);
     expect(table[3]).toBe("2 of 2 organization(s)");
     const csv = cli(dataDir, "ledger", id, "--csv").out.trim().split("\n");
-    expect(csv[0]).toBe("time,type,amount,balance_after,key_id,query_id,reference");
-    expect(csv[1]).toMatch(/,credit,12\.500000,12\.500000,,,operator credit$/);
+    expect(csv[0]).toBe("time,type,amount,balance_after,key_id,query_id,reference,request_id");
+    expect(csv[1]).toMatch(/,credit,12\.500000,12\.500000,,,operator credit,$/);
     const bad = cli(dataDir, "credits", "add", id, "lots");
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/VALIDATION_ERROR/);

@@ -730,7 +730,7 @@ describe("pages", () => {
     const overview = await c.send("GET", "/dashboard");
     expect(overview.text).toContain("Your balance is low (0.400000 credits)");
     expect((await c.send("GET", "/dashboard/ledger.csv")).text).toMatch(
-      /^time,type,amount,balance_after,key_id,query_id,reference\n.*,credit,0\.400000,0\.400000,/,
+      /^time,type,amount,balance_after,key_id,query_id,reference,request_id\n.*,credit,0\.400000,0\.400000,/,
     );
     const usage = await c.send("GET", "/dashboard/usage.csv");
     expect(usage.headers.get("content-type")).toMatch(/^text\/csv/);
@@ -747,7 +747,7 @@ describe("pages", () => {
     expect(hiddenOverview).toContain("hidden by your plan");
     expect(hiddenOverview).not.toContain("0.40");
     expect((await h.send("GET", "/dashboard/ledger.csv")).text).toMatch(
-      /^time,type,amount,balance_after,key_id,query_id,reference\n[^\n]*,credit,0\.400000,,/,
+      /^time,type,amount,balance_after,key_id,query_id,reference,request_id\n[^\n]*,credit,0\.400000,,/,
     );
     expect((await h.send("GET", "/dashboard/ledger")).text).not.toMatch(
       /data-label="Amount">0\.400000<\/td>\s*<td class="num" data-label="Balance after">0\.400000<\/td>/,

@@ -242,11 +242,14 @@ describe("the usage page and CSV", () => {
           amount: "-0.010000",
           balanceAfter: "-0.020000",
           reference,
+          // a caller's own X-Request-Id may start with "-" too
+          requestId: reference === "-2" ? "-cmd:calc" : null,
         })),
       ),
       { columns: true },
     ) as Record<string, string>[];
     expect(ledger.map((r) => r.reference)).toEqual(["'=1+1", "'+1", "'-2", "'@SUM(A1)", "'\tx", "grant 2026", ""]);
+    expect(ledger.map((r) => r.request_id)).toEqual(["", "", "'-cmd:calc", "", "", "", ""]);
     // amounts stay numbers
     expect(ledger.every((r) => r.amount === "-0.010000" && r.balance_after === "-0.020000")).toBe(true);
   });

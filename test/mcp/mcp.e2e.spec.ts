@@ -417,6 +417,10 @@ describe("tools", () => {
     expect(ledger.map((e: { amount: string }) => micros(e.amount.replace("-", ""))).sort()).toEqual(
       [micros(first.body.cost_charged), micros(rest.body.cost_charged)].sort(),
     );
+    // each line names the MCP call that made it (its X-Request-Id)
+    const requestIds = ledger.map((e: { requestId: string | null }) => e.requestId);
+    expect(requestIds.every((id: string | null) => id !== null && /^req_/.test(id))).toBe(true);
+    expect(new Set(requestIds).size).toBe(2);
 
     // the REST rules: ids outside the preview, unknown arguments, previewing a tool that is not a search
     const foreign = await tool(client, "confirm", { queryId: p.queryId, result_ids: ["not-in-preview"] });

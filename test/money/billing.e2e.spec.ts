@@ -695,10 +695,40 @@ describe("audit, reconciliation and replay", () => {
     expect((await call("GET", "/admin/v1/reconciliation", { admin })).body.ok).toBe(true);
   });
 
-  it("exports the ledger as CSV with the balance after each entry", async () => {
+  it("exports the ledger as CSV with the balance after each entry, each tied to its call's request id", async () => {
     const org = await ops.org({}, "2.00");
     const { key } = await ops.key(org.id);
-    const s = await q(key, SEARCH);
+    const s = await q(key, SEARCH, { "X-Request-Id": "fin-search-0001" });
+    expect(s.headers.get("x-request-id")).toBe("fin-search-0001");
+    // two unlocks of one preview share its queryId: their request ids tell them apart
+    const p = await preview(key, { ...SEARCH, query: "exercise and blood pressure" });
+    const ids = (p.body.results as { id: string }[]).map((r) => r.id);
+    expect(ids.length).toBeGreaterThan(1);
+    const unlocks = [];
+    for (const [i, resultIds] of [ids.slice(0, 1), ids.slice(1, 2)].entries()) {
+      const res = await call("POST", "/api/v1/search/unlock", {
+        key,
+        body: { queryId: p.body.queryId, resultIds },
+        headers: { "X-Request-Id": `fin-unlock-000${i + 1}` },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      unlocks.push(res);
+    }
+    const entries = (await call("GET", `/admin/v1/organizations/${org.id}/ledger`, { admin })).body.entries as {
+      type: string;
+      amount: string;
+      queryId: string | null;
+      requestId: string | null;
+    }[];
+    expect(entries.map((e) => [e.type, e.requestId])).toEqual([
+      ["credit", null],
+      ["charge", "fin-search-0001"],
+      ["unlock", "fin-unlock-0001"],
+      ["unlock", "fin-unlock-0002"],
+    ]);
+    expect(entries.slice(2).map((e) => [e.queryId, e.amount])).toEqual(
+      unlocks.map((u) => [p.body.queryId, `-${u.headers.get("x-query-cost")}`]),
+    );
     for (const path of [
       `/admin/v1/organizations/${org.id}/ledger.csv`,
       `/admin/v1/organizations/${org.id}/ledger?format=csv`,
@@ -707,10 +737,12 @@ describe("audit, reconciliation and replay", () => {
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toMatch(/^text\/csv/);
       const lines = (res.body as string).trim().split("\n");
-      expect(lines[0]).toBe("time,type,amount,balance_after,key_id,query_id,reference");
-      expect(lines[1]).toMatch(/,credit,2\.000000,2\.000000,,,operator credit$/);
+      expect(lines[0]).toBe("time,type,amount,balance_after,key_id,query_id,reference,request_id");
+      expect(lines[1]).toMatch(/,credit,2\.000000,2\.000000,,,operator credit,$/);
       expect(lines[2]).toContain(`,charge,-${s.headers.get("x-query-cost")},${s.headers.get("x-credits-remaining")},`);
       expect(lines[2]).toContain(s.body.queryId);
+      expect(lines[2]).toMatch(/,fin-search-0001$/);
+      expect(lines[4]).toMatch(/,unlock,.*,fin-unlock-0002$/);
     }
   });
 

@@ -123,6 +123,16 @@ export const Ledger = z.object({
       keyId: z.string().nullable(),
       queryId: z.string().nullable(),
       reference: z.string().nullable(),
+      requestId: z
+        .string()
+        .nullable()
+        .meta({
+          description:
+            "The X-Request-Id of the call that caused the entry (a search, an unlock, a priced tool call; " +
+            "yours when you sent a valid one), so each entry ties to one request: two unlocks of one preview " +
+            "share the queryId. Null where none was recorded: a credit, a refund, an alert run's charge, an " +
+            "unlock made before request ids were kept.",
+        }),
     }),
   ),
 });

@@ -222,7 +222,10 @@ export const SEARCH_ROUTES = [
     errors: [401, 402, 404, 410, 422, 429, 503],
     handler: async (ctx, deps) => {
       const a = auth(ctx);
-      const outcome = await deps.unlock.unlock(a, unlockRequestOf(parseOr422(unlockBody, ctx.request.body)));
+      const outcome = await deps.unlock.unlock(a, {
+        ...unlockRequestOf(parseOr422(unlockBody, ctx.request.body)),
+        requestId: (ctx.state as RequestState).requestId,
+      });
       setBillingHeaders(ctx, a, outcome.billing);
       ctx.body = unlockResponse(outcome);
     },

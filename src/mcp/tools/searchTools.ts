@@ -150,7 +150,7 @@ export const confirmTool: ToolDefinition = {
     "`nextRowCost` say what was held back. The cap is per call: a second call buys the next rows that fit, never " +
     "a row already bought. Returns the rows, unlocked ones in full, with `cost_charged` and `balance_remaining`.",
   schemas: confirmSchemas,
-  run: async ({ deps, auth }, args) => {
+  run: async ({ deps, auth, request }, args) => {
     const c = parseOr422(confirmArgs, args);
     // the REST unlock body's rules (ids, limits) apply to what confirm passes on
     const body = parseOr422(unlockBody, {
@@ -159,7 +159,7 @@ export const confirmTool: ToolDefinition = {
       ...(c.include_figures !== undefined ? { includeFigures: c.include_figures } : {}),
       ...(c.max_cost !== undefined ? { maxCost: c.max_cost } : {}),
     });
-    const outcome = await deps.unlock.unlock(auth, unlockRequestOf(body));
+    const outcome = await deps.unlock.unlock(auth, { ...unlockRequestOf(body), requestId: request.requestId });
     return withRowShape(
       billedAnswer(auth, unlockResponse(outcome), outcome.billing, {
         cost_charged: formatCredits(outcome.costChargedMicros, 6),

@@ -46,12 +46,18 @@ export function createAccountReads(db: Db) {
       return new Set(rows.map((r) => r.result_id));
     },
 
-    async ledger(orgId: string): Promise<LedgerRow[]> {
+    /**
+     * The organization's ledger lines in order, each with the X-Request-Id of the call that caused it where the call
+     * recorded one (read from its event's metadata: the projection itself holds only what replay rebuilds).
+     */
+    async ledger(orgId: string): Promise<(LedgerRow & { request_id: string | null })[]> {
       const rows = await db.query(
-        `SELECT ${selectList(LEDGER)} FROM proj_ledger WHERE org_id = $1 ORDER BY proj_ledger.position`,
+        `SELECT l.*, (SELECT e.metadata->>'requestId' FROM events e WHERE e.position = l.position::bigint) ` +
+          `AS request_id FROM (SELECT ${selectList(LEDGER)} FROM proj_ledger WHERE org_id = $1) l ` +
+          "ORDER BY l.position::bigint",
         [orgId],
       );
-      return rows.map((r) => normalizeRow(LEDGER, r));
+      return rows.map((r) => ({ ...normalizeRow(LEDGER, r), request_id: (r.request_id as string | null) ?? null }));
     },
   };
 }

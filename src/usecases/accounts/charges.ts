@@ -105,6 +105,8 @@ export function createCharges(
       workflowId: string;
       /** a member who unlocked in the dashboard; else the workflow run is the actor */
       actor?: Actor;
+      /** the call that asked for the unlock (its X-Request-Id), recorded with the charge */
+      requestId?: string;
     }): Promise<CommandResult> {
       return runOrgCommand(
         input.orgId,
@@ -125,6 +127,7 @@ export function createCharges(
         },
         {
           idempotencyKey: unlockChargeKey(input.workflowId),
+          requestId: input.requestId,
           keyId: input.keyId,
           collections: [...new Set(input.rows.map((r) => r.collection))],
         },

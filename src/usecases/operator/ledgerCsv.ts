@@ -8,6 +8,8 @@ export interface LedgerEntryView {
   keyId: string | null;
   queryId: string | null;
   reference: string | null;
+  /** the X-Request-Id of the call that caused the line, where it recorded one */
+  requestId: string | null;
 }
 
 /** A CSV cell: quoted when it holds a comma, a quote or a line break. */
@@ -22,11 +24,14 @@ export const csvText = (v: string | null) => csvCell(v !== null && /^[=+\-@\t\r]
 export function ledgerCsv(entries: LedgerEntryView[]): string {
   return (
     [
-      "time,type,amount,balance_after,key_id,query_id,reference",
+      "time,type,amount,balance_after,key_id,query_id,reference,request_id",
+      // a request id may be the caller's own X-Request-Id: free text, as a reference is
       ...entries.map((e) =>
-        [...[e.time, e.type, e.amount, e.balanceAfter, e.keyId, e.queryId].map(csvCell), csvText(e.reference)].join(
-          ",",
-        ),
+        [
+          ...[e.time, e.type, e.amount, e.balanceAfter, e.keyId, e.queryId].map(csvCell),
+          csvText(e.reference),
+          csvText(e.requestId),
+        ].join(","),
       ),
     ].join("\n") + "\n"
   );

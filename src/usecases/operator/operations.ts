@@ -429,6 +429,7 @@ function organizationReads(accounts: Accounts) {
           keyId: r.key_id,
           queryId: r.query_id,
           reference: r.reference,
+          requestId: r.request_id,
         })),
       };
     },

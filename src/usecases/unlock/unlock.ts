@@ -60,6 +60,8 @@ export interface UnlockRequest {
   maxCostMicros?: bigint;
   /** a signed-in member unlocking in the dashboard (the charge's actor); absent for API-key calls */
   actor?: { kind: "member"; id: string };
+  /** the call's X-Request-Id, recorded with the charge (the ledger line names it) */
+  requestId?: string;
 }
 
 export interface UnlockResult {
@@ -154,13 +156,14 @@ export function createUnlock(deps: UnlockDeps) {
     queryId: string,
     requestedIds: string[],
     callId: string,
-    actor: UnlockRequest["actor"],
+    { actor, requestId }: Pick<UnlockRequest, "actor" | "requestId">,
   ): Promise<UnlockOutcome> {
     try {
       const handle = await client.workflow.start(unlockWorkflow, {
         taskQueue,
         workflowId: unlockWorkflowId(queryId, requestedIds),
-        args: [{ orgId: auth.org.id, keyId: auth.key.id, queryId, requestedIds, callId, ...(actor ? { actor } : {}) }],
+        // an absent actor or request id is left out of the run's input (JSON drops undefined)
+        args: [{ orgId: auth.org.id, keyId: auth.key.id, queryId, requestedIds, callId, actor, requestId }],
         workflowIdConflictPolicy: "USE_EXISTING",
         workflowIdReusePolicy: "ALLOW_DUPLICATE",
         workflowExecutionTimeout: "2 minutes",
@@ -254,7 +257,7 @@ export function createUnlock(deps: UnlockDeps) {
       const callId = randomUUID();
       const run: UnlockOutcome =
         toUnlock.length > 0
-          ? await runWorkflow(auth, record.queryId, toUnlock, callId, request.actor)
+          ? await runWorkflow(auth, record.queryId, toUnlock, callId, request)
           : { queryId: record.queryId, callId, chargedMicros: "0", newlyUnlocked: [] };
       const mine = run.callId === callId;
       const chargedMicros = mine ? BigInt(run.chargedMicros) : 0n;
