@@ -1183,6 +1183,8 @@ describe("the playground", () => {
     const unlocked = await unlocksOf(queryId);
     expect(unlocked).toHaveLength(1);
     expect(unlocked[0]!.metadata.actor).toEqual({ kind: "member", id: memberId });
+    // the page's request is named, as an API call's is: the ledger line ties to it
+    expect(unlocked[0]!.metadata.requestId).toBe(done.headers.get("x-request-id"));
     expect(unlocked[0]!.data.keyId).toBe(keyId);
     expect(unlocked[0]!.data.amountMicros).toBe(String(Math.round(Number(cost) * 1e6)));
     expect(Number(await balanceOf(org))).toBeCloseTo(Number(before) - Number(cost), 6);

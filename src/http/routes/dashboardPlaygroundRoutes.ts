@@ -2,6 +2,7 @@
 // that key through the API's own preview and unlock use cases (the playground use case). Declared in the signed-in
 // console group: every post is behind the session and its CSRF check. A refusal shows the page again with the
 // reason and the form as typed; a script gets the error envelope.
+import type { RequestState } from "../requestContext.js";
 import { consoleRoutes, consolePage, consoleForm, type DashboardRoute } from "./dashboardDeclaration.js";
 import type { Context } from "koa";
 import {
@@ -154,7 +155,8 @@ export function dashboardPlaygroundRoutes(
       const done = await onPage(
         ctx,
         member,
-        () => playground.unlock(member, form.key, form.queryId, selected, confirmed),
+        () =>
+          playground.unlock(member, form.key, form.queryId, selected, confirmed, (ctx.state as RequestState).requestId),
         back,
       );
       if (!done) return;

@@ -3,6 +3,7 @@
 // so the same ledger, caps and limits), and a work's page with its references and citing works, read as one of the
 // member's keys through the works use cases of GET /api/v1/works/…. Declared in the signed-in console group:
 // every post is behind the session and its CSRF check.
+import type { RequestState } from "../requestContext.js";
 import {
   consoleRoutes,
   consolePage,
@@ -186,7 +187,14 @@ function queryPageRoutes(
             "VALIDATION_ERROR",
             "confirm: the cost you confirmed, in credits (as the page showed it)",
           );
-        const { outcome } = await playground.unlock(member, form.key, queryId, selected, confirmed);
+        const { outcome } = await playground.unlock(
+          member,
+          form.key,
+          queryId,
+          selected,
+          confirmed,
+          (ctx.state as RequestState).requestId,
+        );
         if (wantsHtml(ctx))
           return showQuery(ctx, member, {
             unlocked: {

@@ -176,7 +176,7 @@ export function createPlayground(deps: PlaygroundDeps) {
     /**
      * The unlock of POST /unlock for the key: the same workflow and ledger, the key's cap and the organization's
      * balance and limits; `maxCostMicros` is the quote the member confirmed, so a price that rose since charges nothing
-     * more than they saw.
+     * more than they saw. `requestId`: the page's request, which the ledger line names.
      */
     async unlock(
       member: Member,
@@ -184,6 +184,7 @@ export function createPlayground(deps: PlaygroundDeps) {
       queryId: string,
       selected: string[],
       maxCostMicros: bigint,
+      requestId?: string,
     ): Promise<{ outcome: UnlockResult; result: PlaygroundResult }> {
       // the key's own preview, or 404 before anything runs
       const before = await this.load(member, keyId, queryId);
@@ -197,6 +198,7 @@ export function createPlayground(deps: PlaygroundDeps) {
         figures: null,
         maxCostMicros,
         actor: { kind: "member", id: member.memberId },
+        requestId,
       });
       return { outcome, result: { ...before, rows: outcome.rows, unlocked: outcome.unlocked } };
     },
