@@ -150,6 +150,7 @@ describe("operator API", () => {
         keyId: null,
         queryId: null,
         reference: "operator credit",
+        requestId: null,
       },
     ]);
   });
