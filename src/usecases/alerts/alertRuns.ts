@@ -54,6 +54,14 @@ import { keepAlertVectors, loadAlertVectors } from "./alertVectors.js";
 /** The endpoint a run's charge names in the ledger (SearchCharged.endpoint). */
 const ALERT_RUN_ENDPOINT = "/alerts";
 
+/** A run's waiter input: the same whether its batch or a re-fetch's proof starts the waiter. */
+const runInput = (ctx: AlertsContext, alertId: string, queryId: string, trigger: string): AlertRunInput => ({
+  alertId,
+  queryId,
+  trigger,
+  deliveryWaitMs: ctx.deps.deliveryWaitMs,
+});
+
 /** A run's queryId, derived from its alert and trigger: a trigger sent twice names the same run. Shaped as a UUID. */
 export function runQueryId(alertId: string, trigger: string): string {
   const h = createHash("sha256").update(`alert-run\u0000${alertId}\u0000${trigger}`).digest("hex");
@@ -195,12 +203,7 @@ export async function runBatch(
   const runs: BatchRun[] = (await watchingAlerts<AlertRow>(ctx, batch.collection, selectList(ALERTS), batch)).map(
     (alert) => ({
       alert,
-      input: {
-        alertId: alert.alert_id,
-        queryId: runQueryId(alert.alert_id, trigger),
-        trigger,
-        deliveryWaitMs: ctx.deps.deliveryWaitMs,
-      },
+      input: runInput(ctx, alert.alert_id, runQueryId(alert.alert_id, trigger), trigger),
     }),
   );
   const outcome: AlertBatchOutcome = { delivered: 0, waiting: 0, empty: 0, skipped: 0 };
@@ -640,17 +643,11 @@ export async function deliveredOnRefetch(ctx: AlertsContext, record: QueryRecord
  * finds it running. A signal alone was lost in that gap, and the run ended unpaid with its rows served.
  */
 async function proveRefetchedDelivery(ctx: AlertsContext, run: AlertRunRow): Promise<void> {
-  const input = {
-    alertId: run.alert_id,
-    queryId: run.query_id,
-    trigger: run.trigger,
-    deliveryWaitMs: ctx.deps.deliveryWaitMs,
-  };
   await ctx.client.workflow
     .signalWithStart(alertRunWorkflow, {
       taskQueue: ctx.taskQueue,
       workflowId: alertRunWorkflowId(run.query_id),
-      args: [input],
+      args: [runInput(ctx, run.alert_id, run.query_id, run.trigger)],
       signal: alertDeliveredSignal,
       signalArgs: [],
     })
