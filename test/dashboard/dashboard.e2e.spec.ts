@@ -1190,6 +1190,9 @@ describe("the playground", () => {
     expect(Number(await balanceOf(org))).toBeCloseTo(Number(before) - Number(cost), 6);
     const ledger = (await owner.send("GET", "/dashboard/ledger")).text;
     expect(ledger).toContain(`-${cost}`);
+    // the page names the request as the CSV does
+    const line = new RegExp(`<tr data-query-id="${queryId}">([\\s\\S]*?)</tr>`).exec(ledger)![1]!;
+    expect(line).toContain(`<td data-label="Request"><small>${done.headers.get("x-request-id")}</small></td>`);
     // unlocking them again charges nothing more
     const again = await owner.send("POST", "/dashboard/playground/unlock", {
       form: { key: keyId, queryId, row_1: ids[0]!, confirm: "0.000000", _csrf: csrf },

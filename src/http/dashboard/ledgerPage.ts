@@ -24,11 +24,12 @@ export function ledgerTable(ledger: { entries: LedgerEntryView[]; keys: LedgerKe
   ) => html`<tr data-query-id="${e.queryId ?? ""}"><td data-label="Time">${when(e.time)}</td>
 <td data-label="Type">${e.type}</td><td class="num" data-label="Amount">${e.amount}</td>
 <td class="num" data-label="Balance after">${e.balanceAfter}</td><td data-label="Key">${key(e.keyId)}</td>
-<td data-label="Query">${query(e.queryId)}</td><td data-label="Reference">${e.reference ?? ""}</td></tr>`;
+<td data-label="Query">${query(e.queryId)}</td><td data-label="Reference">${e.reference ?? ""}</td>
+<td data-label="Request"><small>${e.requestId ?? ""}</small></td></tr>`;
   return html`<div class="scroll" tabindex="0"><table id="ledger-table" class="stack-narrow">
 <caption>Entries, newest first</caption>
-${tableHead(["Time", "Type", "Amount", "Balance after", "Key", "Query", "Reference"])}
-<tbody>${newest.length ? newest.map(row) : html`<tr><td colspan="7">No entries yet.</td></tr>`}</tbody>
+${tableHead(["Time", "Type", "Amount", "Balance after", "Key", "Query", "Reference", "Request"])}
+<tbody>${newest.length ? newest.map(row) : html`<tr><td colspan="8">No entries yet.</td></tr>`}</tbody>
 </table></div>`;
 }
 
@@ -38,7 +39,8 @@ export function ledgerPage(viewer: Viewer, ledger: { entries: LedgerEntryView[];
     "ledger",
     "Ledger",
     html`<p>Every credit, charge, unlock and refund with the balance after it, in credits; a search's entries link to
-the search. <a href="/dashboard/ledger.csv" download>Download CSV</a></p>
+the search, and each names the request that made it (the X-Request-Id its answer carried).
+<a href="/dashboard/ledger.csv" download>Download CSV</a></p>
 ${ledgerTable(ledger, "/dashboard/queries")}`,
   );
 }
