@@ -56,6 +56,17 @@ const CORRECTING = new Set(["correction", "erratum", "partial_retraction", "retr
 const WITHDRAWING = new Set(["withdrawal", "removal"]);
 
 /**
+ * The notices among these, by the notice's own DOI, whose record a work can be that is withdrawn with its work: a
+ * withdrawal's or a removal's (a Cochrane review's withdrawn version).
+ */
+export function withdrawalsByNoticeDoi(updates: Iterable<readonly IntegrityNotice[]>): Map<string, IntegrityNotice[]> {
+  const at = new Map<string, IntegrityNotice[]>();
+  for (const notices of updates)
+    for (const n of notices) if (n.doi && WITHDRAWING.has(n.type)) at.set(n.doi, [...(at.get(n.doi) ?? []), n]);
+  return at;
+}
+
+/**
  * A source's own notice of a kind (is_retracted, a MEDLINE link): no notice DOI or date unless the source gives one.
  */
 export function sourceNotice(
@@ -72,9 +83,11 @@ export interface ListsInForce {
   flagsRetracted(doi: string): boolean;
   /** every notice the lists hold about the work */
   noticesOf(doi: string): readonly IntegrityNotice[];
+  /** the withdrawal and removal notices whose own DOI this is: the work is that notice's record */
+  noticesAt(doi: string): readonly IntegrityNotice[];
 }
 
-export const NO_LISTS: ListsInForce = { flagsRetracted: () => false, noticesOf: () => [] };
+export const NO_LISTS: ListsInForce = { flagsRetracted: () => false, noticesOf: () => [], noticesAt: () => [] };
 
 /** What the rule reads of a work: its DOI (lower-case) and the notices of its own source record. */
 export interface WorkEvidence {
@@ -115,6 +128,9 @@ export function workIntegrity(work: WorkEvidence, lists: ListsInForce): Integrit
   const notices: IntegrityNotice[] = [];
   for (const n of work.own) addNotice(notices, { ...n });
   if (work.doi) for (const n of lists.noticesOf(work.doi)) addNotice(notices, { ...n });
+  // a withdrawal's own record is the withdrawn text (a Cochrane review's withdrawn version, whose DOI Crossref's
+  // withdrawal names): withdrawn too, not a current version. A correction or retraction notice's record stays as it is
+  if (work.doi) for (const n of lists.noticesAt(work.doi)) addNotice(notices, { ...n });
   const retracted = isRetractedWork(work, lists);
   return notices.length === 0 && !retracted ? NO_INTEGRITY_NOTICE : integrityOf(notices, retracted);
 }

@@ -14,7 +14,7 @@ import { readCollectionDocuments } from "./readCollection.js";
 import type { SourceDocument } from "./sourceDocument.js";
 import { DEMO_FIGURES_VERSION, renderDemoFigures } from "./figures/demoFigures.js";
 import { workOfDocument, type StoredWork } from "./works.js";
-import { isRetractedWork } from "../domain/integrity.js";
+import { isRetractedWork, NO_LISTS } from "../domain/integrity.js";
 
 /** Bump when record building changes (metadata shape, embedding input) without a chunker change. */
 export const PIPELINE_VERSION = 1;
@@ -88,7 +88,7 @@ export function needsVectors(collection: PlainCollection): boolean {
 export function isRetracted(document: SourceDocument, retracted: ReadonlySet<string>): boolean {
   if (document.retracted === true) return true;
   const evidence = { doi: document.metadata.doi ?? null, own: document.notices ?? [] };
-  return isRetractedWork(evidence, { flagsRetracted: (doi) => retracted.has(doi), noticesOf: () => [] });
+  return isRetractedWork(evidence, { ...NO_LISTS, flagsRetracted: (doi) => retracted.has(doi) });
 }
 
 function chunkMetadataOf(

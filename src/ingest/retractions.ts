@@ -28,7 +28,7 @@ const RETRACTION_WATCH_FILE = "retractions/retraction_watch_etl_sampled.csv";
 
 export type { RetractionNotice } from "../domain/retraction.js";
 import type { RetractionNotice } from "../domain/retraction.js";
-import { addNotice, noticeType, type IntegrityNotice } from "../domain/integrity.js";
+import { addNotice, noticeType, withdrawalsByNoticeDoi, type IntegrityNotice } from "../domain/integrity.js";
 
 /**
  * What one list says: the works it flags retracted (their notice) and every work's notices of any kind, by DOI
@@ -51,6 +51,8 @@ interface NoticesByDoi {
 export interface ShippedLists {
   retracted: Map<string, RetractionNotice>;
   updates: NoticesByDoi;
+  /** the withdrawal and removal notices by their own DOI (ListsInForce.noticesAt) */
+  withdrawalsAt: Map<string, IntegrityNotice[]>;
 }
 
 /**
@@ -307,7 +309,11 @@ async function readShippedLists(dataRoot: string): Promise<ShippedLists> {
     readRetractionWatchList(join(dataRoot, RETRACTION_WATCH_FILE)),
   ]);
   const merged = mergeUpdateLists([retractionWatch, openRetractions]);
-  return { retracted: merged.retracted, updates: packNotices(merged.updates) };
+  return {
+    retracted: merged.retracted,
+    updates: packNotices(merged.updates),
+    withdrawalsAt: withdrawalsByNoticeDoi(merged.updates.values()),
+  };
 }
 
 /** Union of both retraction lists under a data root, as lower-case DOIs. */

@@ -7,7 +7,13 @@ import { readStream } from "../eventstore/eventStore.js";
 import { RETRACTIONS_STREAM, type StoredEvent } from "../domain/events.js";
 import type { FilterNode } from "../filters/ast.js";
 import { loadUpdateLists, type RetractionNotice, type ShippedLists } from "./retractions.js";
-import { addNotice, type IntegrityNotice, type IntegritySource, type ListsInForce } from "../domain/integrity.js";
+import {
+  addNotice,
+  withdrawalsByNoticeDoi,
+  type IntegrityNotice,
+  type IntegritySource,
+  type ListsInForce,
+} from "../domain/integrity.js";
 
 /** How stale another process's load may be here: one small indexed read of the stream's version per interval. */
 const RETRACTIONS_RECHECK_MS = 1000;
@@ -39,6 +45,8 @@ interface RetractionsState {
   addedUpdates: Map<string, IntegrityNotice[]>;
   excluded: Set<string>;
   all: Map<string, RetractionNotice> | undefined;
+  /** the loaded lists' withdrawals by the notice's own DOI (noticesAt), built on first use after each load */
+  addedAt: Map<string, IntegrityNotice[]> | undefined;
   filter: FilterNode | undefined;
   checkedAt: number;
   /** DOIs some collection's own source flags retracted and another holds searchable (sourceFlaggedElsewhere) */
@@ -69,6 +77,7 @@ export function retractionsContext(deps: LiveRetractionsDeps): RetractionsContex
       addedUpdates: new Map(),
       excluded: new Set(),
       all: undefined,
+      addedAt: undefined,
       filter: undefined,
       checkedAt: -Infinity,
       flaggedElsewhere: [],
@@ -133,6 +142,7 @@ export function fold(ctx: RetractionsContext, events: readonly StoredEvent[]): v
     for (const doi of e.data.held ?? e.data.notices.map((n) => n.doi)) state.excluded.add(doi);
     state.version = e.streamVersion;
     state.all = undefined;
+    state.addedAt = undefined;
     state.filter = exclusionOf(state);
   }
 }
@@ -160,9 +170,15 @@ export async function allNotices(ctx: RetractionsContext): Promise<Map<string, R
 
 export async function listsInForce(ctx: RetractionsContext): Promise<ListsInForce> {
   const retracted = await allNotices(ctx);
-  const updates = (await ctx.shippedLists()).updates;
+  const { updates, withdrawalsAt } = await ctx.shippedLists();
   const added = ctx.state.addedUpdates;
+  const loaded = (ctx.state.addedAt ??= withdrawalsByNoticeDoi(added.values()));
   return {
+    noticesAt: (doi) => {
+      const notices = (withdrawalsAt.get(doi) ?? []).map((n) => ({ ...n }));
+      for (const n of loaded.get(doi) ?? []) addNotice(notices, { ...n });
+      return notices;
+    },
     flagsRetracted: (doi) => retracted.has(doi),
     noticesOf: (doi) => {
       const shippedNotices = updates.get(doi);

@@ -8,6 +8,7 @@ import {
   isRetractedWork,
   NO_LISTS,
   sourceNotice,
+  withdrawalsByNoticeDoi,
   workIntegrity,
   type ListsInForce,
 } from "../../src/domain/integrity.js";
@@ -19,6 +20,7 @@ import { sourceOfFiles } from "../../src/ingest/retractionsInForce.js";
 const lists = (retracted: string[], notices: Record<string, ReturnType<typeof sourceNotice>[]> = {}): ListsInForce => ({
   flagsRetracted: (doi) => retracted.includes(doi),
   noticesOf: (doi) => notices[doi] ?? [],
+  noticesAt: (doi) => withdrawalsByNoticeDoi(Object.values(notices)).get(doi) ?? [],
 });
 
 const citation = (
@@ -46,6 +48,26 @@ describe("the retraction rule", () => {
     const unflagged = lists([], { "10.1/a": [sourceNotice("retraction", "crossref", { doi: "10.1/n" })] });
     expect(isRetractedWork({ doi: "10.1/a", own: [] }, unflagged)).toBe(false);
     expect(workIntegrity({ doi: "10.1/a", own: [] }, unflagged).status).toBe("corrected");
+  });
+
+  it("reads a withdrawal's own record as withdrawn; a correction's or retraction's record keeps its status", () => {
+    // Crossref: CD001521's withdrawal is the record 10.1002/14651858.cd001521.pub2, the review's withdrawn version
+    const withdrawal = sourceNotice("withdrawal", "crossref", { doi: "10.1/review.pub2", date: "2000-01-24" });
+    const inForce = lists([], {
+      "10.1/review": [withdrawal],
+      "10.1/a": [sourceNotice("correction", "crossref", { doi: "10.1/erratum" })],
+      "10.1/b": [sourceNotice("retraction", "crossref", { doi: "10.1/notice" })],
+    });
+    expect(workIntegrity({ doi: "10.1/review", own: [] }, inForce)).toEqual({
+      status: "withdrawn",
+      notices: [withdrawal],
+    });
+    expect(workIntegrity({ doi: "10.1/review.pub2", own: [] }, inForce)).toEqual({
+      status: "withdrawn",
+      notices: [withdrawal],
+    });
+    for (const doi of ["10.1/erratum", "10.1/notice", "10.1/other"])
+      expect(workIntegrity({ doi, own: [] }, inForce), doi).toEqual({ status: "none", notices: [] });
   });
 
   it("gives the status by the same rule, every source's notices each naming its source", () => {

@@ -495,13 +495,20 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     // A no longer cites B; D, a work the shipped update lists know (a withdrawal they do not flag as a retraction),
     // arrives
     const D = work(6, WITHDRAWN_DOI, "Coral reef citations epsilon", [1], 0, 2022);
-    writeWorks(dataRoot, "graph-v2.jsonl.gz", [{ ...A, referenced_works: ["https://openalex.org/W900000003"] }, D]);
+    // and the withdrawal's own record (Cochrane's withdrawn version of the review, ".pub2"), which no list names as
+    // the work withdrawn
+    const E = work(7, `${WITHDRAWN_DOI}.pub2`, "Coral reef citations zeta", [], 0, 2023);
+    writeWorks(dataRoot, "graph-v2.jsonl.gz", [{ ...A, referenced_works: ["https://openalex.org/W900000003"] }, D, E]);
     await ingest(["graph-v2.jsonl.gz"], "upsert");
     expect((await get("10.9999/graph.a")).body).toMatchObject({ referencesRecorded: 1, referencesHeld: 0 });
     // the upserted work carries its integrity at once, on the work and on its search rows
     expect((await get(WITHDRAWN_DOI)).body.integrity).toMatchObject({
       status: "withdrawn",
       notices: [{ type: "withdrawal" }],
+    });
+    expect((await get(`${WITHDRAWN_DOI}.pub2`)).body.integrity).toMatchObject({
+      status: "withdrawn",
+      notices: [{ type: "withdrawal", source: "crossref", doi: `${WITHDRAWN_DOI}.pub2` }],
     });
     const found = await call("POST", "/api/v1/search/query", {
       key,

@@ -13,6 +13,7 @@ import { listCursorOf, offsetOfCursor } from "../../src/domain/cursors.js";
 import { citingOfWork, parseWorkId } from "../../src/domain/identifiers.js";
 import {
   NO_INTEGRITY_NOTICE,
+  NO_LISTS,
   noticeType,
   workIntegrity,
   type IntegrityNotice,
@@ -46,7 +47,10 @@ const tempDir = tempDirs();
 
 /** The integrity of a work the lists in force give these notices, and flag retracted or not. */
 const integrityOf = (notices: readonly IntegrityNotice[], flaggedRetracted: boolean) =>
-  workIntegrity({ doi: "10.1/w", own: [] }, { flagsRetracted: () => flaggedRetracted, noticesOf: () => notices });
+  workIntegrity(
+    { doi: "10.1/w", own: [] },
+    { ...NO_LISTS, flagsRetracted: () => flaggedRetracted, noticesOf: () => notices },
+  );
 const temp = (name: string, text: string) => {
   const path = join(tempDir("works-"), name);
   writeFileSync(path, text);

@@ -711,8 +711,9 @@ export const Integrity = z
       description:
         "`retracted` when the lists flag the work retracted (such works stay out of scholarly results); else " +
         "`withdrawn` for a withdrawal or removal notice (the publisher took the work back; it stays searchable, " +
-        "labelled); else `expression_of_concern`; else `corrected` for a correction, an erratum, or a retraction " +
-        "notice the lists do not flag as retracting the work; else `none` (also for a row without a DOI).",
+        "labelled), and for the withdrawal's own record (a Cochrane review's withdrawn version); else " +
+        "`expression_of_concern`; else `corrected` for a correction, an erratum, or a retraction notice the lists " +
+        "do not flag as retracting the work; else `none` (also for a row without a DOI).",
     }),
     notices: z.array(
       z.object({
