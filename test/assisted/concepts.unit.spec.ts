@@ -130,6 +130,20 @@ describe("matchedConcepts", () => {
     expect(matchedConcepts(vitaminD, cholecalciferol)).toEqual(["cholecalciferol", "fractures", "elderly"]);
   });
 
+  it("reads a study of colon or rectal cancer as one of colorectal cancer", () => {
+    const entities = ["hormone replacement therapy", "colorectal cancer", "postmenopausal women"];
+    const colon = conceptText(
+      "Cancer risk after hormone replacement therapy",
+      "The risk estimates for liver and biliary tract cancers and for colon cancer were reduced by about 40%.",
+    );
+    expect(matchedConcepts(entities, colon)).toContain("colon cancer");
+    // every word of it, as a call whose candidates hold "cancer" more often than "colorectal" reads it
+    expect(namesConcept("colorectal cancer", colon, 1)).toBe(true);
+    expect(namesConcept("colorectal cancer", conceptText(null, "Breast cancer risk rose with estrogen."), 1)).toBe(
+      false,
+    );
+  });
+
   it("reads a run of keywords as the concepts in it", () => {
     const text = conceptText(null, "Supplementation with vitamin D reduced the risk of fracture in older adults.");
     expect(matchedConcepts(["vitamin D supplementation fracture risk older adults"], text)).toEqual([

@@ -93,6 +93,18 @@ const SYNONYMS: Record<string, string[]> = {
   stroke: ["cerebrovascular accident"],
   cancer: ["tumor", "tumour", "carcinoma", "neoplasm"],
   tumor: ["tumour", "cancer", "neoplasm"],
+  // a study of colon or of rectal cancer answers for colorectal cancer ("colon cancer were reduced by about 40%")
+  "colorectal cancer": [
+    "colon cancer",
+    "colonic cancer",
+    "rectal cancer",
+    "bowel cancer",
+    "colorectal carcinoma",
+    "colorectal neoplasms",
+    "colorectal adenocarcinoma",
+    "colon carcinoma",
+    "rectal carcinoma",
+  ],
   "vitamin d": ["cholecalciferol", "ergocalciferol", "calcifediol", "calcitriol", "25-hydroxyvitamin d", "25(oh)d"],
   kidney: ["renal"],
   liver: ["hepatic"],
