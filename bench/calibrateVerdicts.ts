@@ -73,7 +73,7 @@ const { values: args } = parseArgs({
 
 const SYNERGY = "openalex-synergy";
 const LIMIT = 10;
-const CACHE_VERSION = 11;
+const CACHE_VERSION = 12;
 const CACHE_PATH = join(REPO_ROOT, "data", "bench", "judge-forms.json");
 const OUT_PATH = join(REPO_ROOT, "src", "reasoner", "builtin", "verdictScale.json");
 const DBT_QUESTION = "randomized trials of dialectical behaviour therapy for borderline personality disorder";
@@ -99,6 +99,11 @@ interface Pooled {
   /** SciFact: 1 relevant, 0 not. SYNERGY: 2 included by the review, 1 screened (topical), 0 another review's work */
   label: 0 | 1 | 2;
   conflict: boolean;
+  /** never verified, as the service reads it (judge.ts): its title contradicts a qualifier, or it is of another
+   * population */
+  vetoed: boolean;
+  /** never verified: a study's protocol, and the request asks what studies found */
+  protocol: boolean;
   features: number[];
   /**
    * as the service reads it (judge.ts callEvidence): whether the chunk names the request's central concept anywhere,
@@ -276,7 +281,7 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
             : judged?.has(p.docId)
               ? 1
               : 0,
-          conflict: qualifierReader(item.text)(p.candidate.title, p.candidate.text).demoted,
+          ...readingOf(qualifierReader(item.text)(p.candidate.title, p.candidate.text)),
           features: features[i]!.map((x) => Math.round(x * 1e6) / 1e6),
           centralLoose: anywhere.namesCentral[i]!,
           centralAbout: about.namesCentral[i]!,
@@ -294,6 +299,16 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
     await embedder.close();
   }
 }
+
+/** What a pool keeps of a candidate's qualifier reading. */
+const readingOf = (r: ReturnType<ReturnType<typeof qualifierReader>>) => ({
+  conflict: r.demoted,
+  vetoed: r.titleConflict || r.otherPopulation,
+  protocol: r.protocolOnly,
+});
+
+/** The protocol veto is measured by leaving it out: VETO=noprotocol. */
+const PROTOCOL_VETO = process.env.VETO !== "noprotocol";
 
 /** How many concepts the request's entities name (callEvidence's share is over these). */
 const conceptCount = (entities: readonly string[]): number => entities.map(conceptOf).filter((c) => c !== null).length;
@@ -599,7 +614,7 @@ async function main(): Promise<void> {
           kind,
           call,
           probabilities,
-        ),
+        ).map((v, i) => v && !row.candidates[i]!.vetoed && !(PROTOCOL_VETO && row.candidates[i]!.protocol)),
       };
     };
   };

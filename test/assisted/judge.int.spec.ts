@@ -358,6 +358,21 @@ describe("built-in judge on SciFact evidence", () => {
     expect(adalimumab[0]!.verified).toBe(true);
   });
 
+  it("verifies no trial's protocol for a request asking what the treatment's studies found", async () => {
+    // an audit was charged for two protocols for "mentalization-based treatment outcomes", ranked above the 8-year
+    // follow-up of a trial
+    const works = await openAlexWorks(["W2470920290", "W2092999504", "W2127375334", "W2056108412"]);
+    const query = "mentalization-based treatment outcomes";
+    const understanding = understandByRules({ query, callerFilters: null }, { vocabulary, now });
+    const pool = works.map((w, i) => candidate(w.id, w.abstract, w.title, query, i));
+    const read = await judgeCandidates({ embedder }, query, understanding, pool);
+    expect(read.slice(0, 2).map((v) => v.verified)).toEqual([false, false]);
+    expect(read.slice(2).some((v) => v.verified)).toBe(true);
+    // the rule is what leaves them out: without the reading, a protocol is verified
+    const unread = await judgeCandidates({ embedder, readQualifiers: false }, query, understanding, pool);
+    expect(unread.slice(0, 2).some((v) => v.verified)).toBe(true);
+  });
+
   it("names matched entities as the chunk writes them, whole, never a fragment", () => {
     const chunk = {
       title: "Vitamin D and falls",

@@ -195,4 +195,35 @@ describe("qualifiers", () => {
     );
     expect(qualifierConflict("statins in type 2 diabetes", sglt2)).toBe(false);
   });
+
+  it("never verifies a study protocol for a request asking what studies found; keeps it for protocols", () => {
+    const protocolOnly = (query: string, title: string) => qualifierReader(query)(title, "").protocolOnly;
+    // the audit's two protocols, delivered for "mentalization-based treatment outcomes" with no outcome in them
+    const protocol =
+      "Mentalization-based treatment for adolescents with borderline personality disorder: study protocol for a " +
+      "randomised controlled trial";
+    for (const query of [
+      "mentalization-based treatment outcomes",
+      "Does mentalization-based treatment reduce self-harm in adolescents?",
+      "Mentalization-based treatment reduces self-harm.",
+      "effectiveness of mentalization-based treatment",
+    ])
+      expect(protocolOnly(query, protocol), query).toBe(true);
+    expect(protocolOnly("mentalization-based treatment outcomes", "Protocol for a randomized trial of MBT")).toBe(true);
+    // a request for protocols, ongoing trials or how studies are reported; one naming no finding
+    for (const query of [
+      "trial protocols of mentalization-based treatment",
+      "ongoing trials of mentalization-based treatment outcomes",
+      "risk of bias reporting in systematic reviews",
+      "mentalization-based treatment for adolescents",
+    ])
+      expect(protocolOnly(query, protocol), query).toBe(false);
+    // a laboratory protocol reports what it found; a trial's results are no protocol
+    expect(protocolOnly("Is TMEM27 a marker for beta cells?", "A simple two-step protocol for the purification")).toBe(
+      false,
+    );
+    expect(protocolOnly("mentalization-based treatment outcomes", "MBT: 8-year follow-up of a randomized trial")).toBe(
+      false,
+    );
+  });
 });

@@ -373,7 +373,7 @@ export async function judgeCandidates(
   );
   const probabilities = scaleProbabilities(scale.models[kind], call);
   const verified = verifiedOnScale({ ...scale, gate: model.threshold }, kind, call, probabilities).map(
-    (v, i) => v && !readings[i]?.titleConflict && !readings[i]?.otherPopulation,
+    (v, i) => v && !readings[i]?.titleConflict && !readings[i]?.otherPopulation && !readings[i]?.protocolOnly,
   );
   return candidates.map((candidate, i) => {
     const best = prepared.bestSentence[i]!;

@@ -253,6 +253,33 @@ interface QualifierReading {
   titleConflict: boolean;
   /** it names only another population than the query's: it answers another question, and is never verified */
   otherPopulation: boolean;
+  /**
+   * its title says it is a study's protocol and the query asks what studies found: it reports no finding, and is
+   * never verified
+   */
+  protocolOnly: boolean;
+}
+
+/**
+ * A query that asks what studies found: a question to answer yes or no, or one naming outcomes, effects, efficacy, a
+ * risk or a change. Unless it asks for protocols (or ongoing trials), a protocol answers it with nothing.
+ */
+const ASKS_FINDINGS = new RegExp(
+  String.raw`\b(?:outcomes?|effects?|effective(?:ness)?|efficacy|results?|findings?|evidence|benefits?|harms?` +
+    String.raw`|risks?|safety|safe|associat\w*|reduc\w*|increas\w*|improv\w*|lower\w*|rais\w*|prevent\w*|caus\w*)\b`,
+  "i",
+);
+const ASKS_PROTOCOLS = /\b(?:protocols?|ongoing|planned|registered|design|risk of bias)\b/i;
+/** A title that says the work is the protocol of a study (not a laboratory protocol "for the purification of ..."). */
+const STUDY_PROTOCOL_TITLE = new RegExp(
+  String.raw`\b(?:study|trial|review) protocol\b|\bprotocol (?:for|of) (?:a|an|the) (?:randomi[sz]ed|controlled` +
+    String.raw`|clinical|multi-?cent(?:er|re)|pilot|feasibility|systematic|prospective|cluster|phase|mixed` +
+    String.raw`|longitudinal|cohort|qualitative)\b`,
+  "i",
+);
+
+function asksFindings(query: string): boolean {
+  return !ASKS_PROTOCOLS.test(query) && (YES_NO_QUESTION.test(query.trim()) || ASKS_FINDINGS.test(query));
 }
 
 /**
@@ -268,13 +295,19 @@ export function qualifierReader(query: string): (title: string | null | undefine
   const qualifiers = queryQualifiers(query);
   const onset = onsetConditions(query);
   const asked = [POPULATIONS, SEXES].map((groups) => groupsIn(query, groups));
+  const findings = asksFindings(query);
   return (title, text) => {
     const candidateText = `${title ?? ""}\n${text}`;
     const conflict = conflictOf(qualifiers, candidateText, title);
     const population = populationConflictOf(asked, candidateText);
     // asked who comes to have a condition, a study of people who all have it already answers another question
     const demoted = conflict !== null || population || onset.some((stem) => onlyAlreadyHad(candidateText, stem));
-    return { demoted, titleConflict: conflict === "title", otherPopulation: population };
+    return {
+      demoted,
+      titleConflict: conflict === "title",
+      otherPopulation: population,
+      protocolOnly: findings && title !== null && title !== undefined && STUDY_PROTOCOL_TITLE.test(title),
+    };
   };
 }
 
