@@ -37,6 +37,8 @@ interface DoiReachInput {
   outOfScope: readonly string[];
   /** of DOIs no collection's chunks hold, those a collection the key reaches holds retracted (kept out of search) */
   retracted?: (dois: readonly string[]) => Promise<ReadonlyMap<string, unknown>>;
+  /** the DOI the query itself is (a search kept to the work it names): its warning speaks of the query */
+  queryDoi?: string;
   budgetMs?: number;
 }
 
@@ -58,7 +60,8 @@ export async function doiNotInCollectionWarnings(input: DoiReachInput): Promise<
     if (outcome === "timeout" || outcome === "failed") return [];
     return dois.flatMap((doi) => {
       const whereabouts = outcome.get(doi);
-      return whereabouts ? [doiNotInCollectionWarning(doi, input.searched, whereabouts)] : [];
+      const askedBy = doi === input.queryDoi ? "query" : "filter";
+      return whereabouts ? [doiNotInCollectionWarning(doi, input.searched, whereabouts, askedBy)] : [];
     });
   } finally {
     clearTimeout(timer);
@@ -97,6 +100,7 @@ export function checkPinnedDois(input: {
   searched: readonly string[];
   dois: readonly string[];
   retractedHeld?: RetractedHolders;
+  queryDoi?: string;
   budgetMs?: number;
 }): Promise<FilterWarning[]> {
   const searched = new Set(input.searched);
@@ -117,6 +121,7 @@ export function checkPinnedDois(input: {
     unsearchedInScope,
     outOfScope: others.filter((name) => !inScope.has(name)),
     ...(retractedHeld ? { retracted: (dois) => retractedHeld("doi", dois, [...searched, ...unsearchedInScope]) } : {}),
+    ...(input.queryDoi ? { queryDoi: input.queryDoi } : {}),
     budgetMs: input.budgetMs,
   });
 }

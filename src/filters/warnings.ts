@@ -47,24 +47,39 @@ const REASON_OF: Record<DoiWhereabouts["kind"], DoiNotInCollectionReason> = {
   retracted: "retracted",
 };
 
+/**
+ * `askedBy`: "query" when the query itself is the DOI (a search kept to the work it names), so the message does not
+ * speak of a filter the caller never sent.
+ */
 export function doiNotInCollectionWarning(
   doi: string,
   searched: readonly string[],
   whereabouts: DoiWhereabouts,
+  askedBy: "filter" | "query" = "filter",
 ): FilterWarning {
   return {
     code: "doi_not_in_collection",
     field: "doi",
-    message: doiWhereaboutsMessage(doi, searched, whereabouts),
+    message: doiWhereaboutsMessage(
+      doi,
+      searched,
+      whereabouts,
+      askedBy === "query" ? "The query is" : "The filter asks for",
+    ),
     doi,
     reason: REASON_OF[whereabouts.kind],
   };
 }
 
-function doiWhereaboutsMessage(doi: string, searched: readonly string[], whereabouts: DoiWhereabouts): string {
+function doiWhereaboutsMessage(
+  doi: string,
+  searched: readonly string[],
+  whereabouts: DoiWhereabouts,
+  asking: string,
+): string {
   if (whereabouts.kind === "retracted")
     return (
-      `The filter asks for DOI "${doi}", which is retracted: retracted works are kept out of search, so no row can ` +
+      `${asking} DOI "${doi}", which is retracted: retracted works are kept out of search, so no row can ` +
       `match it. GET /api/v1/works/${doi} gives its retraction notices.`
     );
   const searchedText =
@@ -79,7 +94,7 @@ function doiWhereaboutsMessage(doi: string, searched: readonly string[], whereab
       : whereabouts.kind === "out_of_scope"
         ? "it is held only by collections this API key cannot reach"
         : "no collection of this service holds it";
-  return `The filter asks for DOI "${doi}", but ${searchedText}: ${where}.`;
+  return `${asking} DOI "${doi}", but ${searchedText}: ${where}.`;
 }
 
 export function metricMatchedNothingWarning(field: string, condition: string): FilterWarning {

@@ -714,6 +714,17 @@ describe.each(ENGINES)("on the %s engine", (engine) => {
         });
         const outcome = [absent.status, absent.body.results, absent.headers.get("x-query-cost")];
         expect(outcome, JSON.stringify(query)).toEqual([200, [], "0.000000"]);
+        // its warning speaks of the query the caller sent, not of a filter it did not send
+        if (query === "10.9999/not-held")
+          expect(absent.body.filterWarnings).toEqual([
+            expect.objectContaining({
+              code: "doi_not_in_collection",
+              reason: "not_held",
+              message:
+                'The query is DOI "10.9999/not-held", but it is not in "openalex-synergy": no collection of ' +
+                "this service holds it.",
+            }),
+          ]);
       }
       const nul = await call("POST", "/api/v1/search/query", {
         key,

@@ -21,6 +21,7 @@ import { vectorsBackfilling, type VectorsBackfilling } from "../../retrieval/vec
 import { REPEAT_CHUNK_PENALTY } from "../../retrieval/repeats.js";
 import { checkPinnedDois, type RetractedHolders } from "../../filters/doiReach.js";
 import { doiHoldersIn } from "./doiHolders.js";
+import { doiOfQuery } from "./identifierQuery.js";
 import { absentFieldWarnings } from "./absentFields.js";
 import { needsVector, searchCollections, withinWorks, type CollectionSearch } from "./collectionSearch.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
@@ -415,6 +416,7 @@ export async function retrieve(
         searched: lists.filter((l) => l.filter !== "skip").map((l) => l.collection.name),
         dois: plan.pinnedDois,
         ...(deps.retractedHeld ? { retractedHeld: deps.retractedHeld } : {}),
+        ...(input.identifier !== undefined ? { queryDoi: doiOfQuery(input.identifier) ?? undefined } : {}),
       })
     : Promise.resolve([]);
   // free information (no request: the engines keep each index's coverage), given only while a backfill runs
