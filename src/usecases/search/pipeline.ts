@@ -21,7 +21,6 @@ import { vectorsBackfilling, type VectorsBackfilling } from "../../retrieval/vec
 import { REPEAT_CHUNK_PENALTY } from "../../retrieval/repeats.js";
 import { checkPinnedDois, type RetractedHolders } from "../../filters/doiReach.js";
 import { doiHoldersIn } from "./doiHolders.js";
-import { doiOfQuery } from "./identifierQuery.js";
 import { absentFieldWarnings } from "./absentFields.js";
 import { needsVector, searchCollections, withinWorks, type CollectionSearch } from "./collectionSearch.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
@@ -171,6 +170,14 @@ export async function assertCollectionsReady(
 
 const listKey = (requested: CatalogEntry, collection: PlainCollection): string =>
   `${requested.name}\u0000${collection.name}`;
+
+/** The DOI a query that is a work's DOI keeps the search to (identifierQuery.ts sets both), for checkPinnedDois. */
+function queryDoiOf(input: SearchRequestInput): { queryDoi?: string } {
+  const kept = input.constraints as { field?: unknown; eq?: unknown } | undefined;
+  return input.identifier !== undefined && kept?.field === "doi" && typeof kept.eq === "string"
+    ? { queryDoi: kept.eq }
+    : {};
+}
 
 /**
  * A collection that excludes retractions also drops the works retraction lists loaded after its ingestion name (the
@@ -416,7 +423,7 @@ export async function retrieve(
         searched: lists.filter((l) => l.filter !== "skip").map((l) => l.collection.name),
         dois: plan.pinnedDois,
         ...(deps.retractedHeld ? { retractedHeld: deps.retractedHeld } : {}),
-        ...(input.identifier !== undefined ? { queryDoi: doiOfQuery(input.identifier) ?? undefined } : {}),
+        ...queryDoiOf(input),
       })
     : Promise.resolve([]);
   // free information (no request: the engines keep each index's coverage), given only while a backfill runs
