@@ -591,7 +591,7 @@ function normalizeValue(spec: FieldSpec, raw: unknown, source: unknown): Normali
       if (!articleType) {
         reject(
           `${describeValue(raw)} is not an article type; "article_type" takes ${ARTICLE_TYPES.join(", ")} (or ` +
-            "a synonym such as review-article).",
+            `a synonym such as review-article).${studyDesignAdvice(raw)}`,
           field,
           source,
         );
@@ -757,4 +757,18 @@ function collectPinnedDois(tree: ConditionTree): string[] {
   };
   visit(tree);
   return dois;
+}
+
+/** A study design is no article type: a trial's or a cohort's report is a research-article. */
+const STUDY_DESIGN = new RegExp(
+  String.raw`^(?:rcts?|randomi[sz]ed(?:[ _-]controlled)?[ _-]trials?|(?:controlled[ _-]|clinical[ _-])?trials?` +
+    String.raw`|(?:cohort|case[ _-]control|cross[ _-]sectional|observational)(?:[ _-]stud(?:y|ies))?)$`,
+  "i",
+);
+
+function studyDesignAdvice(raw: unknown): string {
+  return typeof raw === "string" && STUDY_DESIGN.test(raw.trim())
+    ? ` ${JSON.stringify(raw)} is a study design, and a study of any design is a research-article: put the design ` +
+        `in the query instead ("randomized controlled trial of ...").`
+    : "";
 }

@@ -613,7 +613,16 @@ describe("values", () => {
   it.each(["news", "constructor", "reviews-of-reviews", ""])("article_type %j is rejected", (value) => {
     const error = rejectionOf({ article_type: value });
     expect(error.details.field).toBe("article_type");
+    expect(error.message).not.toContain("study design");
   });
+  it.each(["RCT", "randomized controlled trial", "Clinical_Trial", "cohort study", "case-control"])(
+    "article_type %j, a study design, is rejected with the advice to put it in the query",
+    (value) => {
+      const error = rejectionOf({ article_type: value });
+      expect(error.details.field).toBe("article_type");
+      expect(error.message).toContain("is a study design, and a study of any design is a research-article: put the");
+    },
+  );
 
   it.each([
     ["Phase 3", "phase3"],
