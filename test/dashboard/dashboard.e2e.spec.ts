@@ -12,6 +12,8 @@ import {
   type TestService,
 } from "../support/testService.js";
 import { dashboardClient, type DashboardClient } from "./dashboardClient.js";
+import { parseCredits } from "../../src/domain/money.js";
+import { assistedWorkflowId } from "../../src/usecases/assisted/assistedContext.js";
 
 let svc: TestService;
 let call: ReturnType<typeof httpClient>;
@@ -61,7 +63,8 @@ beforeAll(async () => {
   svc = await startTestService({
     dataRoot: await sliceDataRoot(10),
     clock: () => new Date(now),
-    env: { TLS: "1", TRUST_PROXY: "1", DASHBOARD_REQUESTS_PER_MINUTE: "120" },
+    // a charged assisted answer waits 20 s (not 15 min) for proof that it reached the organization
+    env: { TLS: "1", TRUST_PROXY: "1", DASHBOARD_REQUESTS_PER_MINUTE: "120", ASSISTED_DELIVERY_WAIT_SECONDS: "20" },
   });
   call = httpClient(svc.baseUrl);
   admin = svc.adminToken;
@@ -1202,6 +1205,61 @@ describe("the playground", () => {
     const replay = await call("POST", "/admin/v1/replay", { admin });
     expect(replay.status, JSON.stringify(replay.body?.error?.details)).toBe(200);
   });
+
+  it("an assisted answer read on the dashboard is delivered, charged; a refunded one is no longer shown", async () => {
+    const { org, owner, secret } = await playgroundOrg("Iota Lab");
+    const chargeOf = async (queryId: string) => {
+      for (let i = 0; i < 1500; i++) {
+        const [row] = await svc.runtime.db.query<{ amount: string }>(
+          "SELECT data->>'amountMicros' AS amount FROM events WHERE type = 'SearchCharged' AND data->>'queryId' = $1",
+          [queryId],
+        );
+        if (row) return BigInt(row.amount);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`no charge for ${queryId}`);
+    };
+    const asyncRun = async () => {
+      const started = await call("POST", "/api/v1/search/assisted", {
+        key: secret,
+        body: {
+          collection: "scifact",
+          query: "Does targeting A20 reduce glioma stem cell survival?",
+          allowClarification: false,
+        },
+        headers: { Prefer: "respond-async" },
+      });
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      const queryId = started.body.queryId as string;
+      const cost = await chargeOf(queryId);
+      // a charged answer (the slice's A20 glioma study), which waits for its delivery
+      expect(cost).toBeGreaterThan(0n);
+      return { queryId, cost };
+    };
+    const before = parseCredits(await balanceOf(org))!;
+    // read on the dashboard within the wait (its export, with the abstracts): that is its delivery
+    const read = await asyncRun();
+    const exported = await owner.send("GET", `/dashboard/queries/${read.queryId}/export?format=ris`);
+    expect(exported.status, exported.text.slice(0, 300)).toBe(200);
+    expect(exported.text).toMatch(/^AB {2}- /m);
+    const handle = svc.runtime.temporal.client.workflow.getHandle(assistedWorkflowId(read.queryId));
+    const outcome = await Promise.race([handle.result(), new Promise((r) => setTimeout(() => r("waiting"), 15_000))]);
+    expect(outcome).toMatchObject({ status: "results", delivery: "delivered" });
+    // never read: refunded after the wait, and then neither its page nor its export serves it
+    const lost = await asyncRun();
+    for (let i = 0; i < 600; i++) {
+      const refunds = await eventsOf("RefundIssued");
+      if (refunds.some((e) => e.data.queryId === lost.queryId)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const gone = await owner.send("GET", `/dashboard/queries/${lost.queryId}/export?format=ris`);
+    expect(gone.status).toBe(410);
+    expect(gone.text).not.toMatch(/^AB {2}- /m);
+    const page = await owner.send("GET", `/dashboard/queries/${lost.queryId}`);
+    expect(page.status).toBe(410);
+    expect(page.text).not.toContain("<tr data-result-id=");
+    expect(parseCredits(await balanceOf(org))).toBe(before - read.cost);
+  }, 180_000);
 
   it("refuses another organization's key and preview, a wrong collection, the key's cap; keeps the form", async () => {
     const { org, owner, csrf, keyId } = await playgroundOrg("Eta Lab");

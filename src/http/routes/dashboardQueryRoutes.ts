@@ -106,8 +106,9 @@ function queryListRoutes(
     ),
     h.memberPage(async (ctx, member) => {
       const { format } = parseOr422(dashboardExportQuery, ctx.query);
-      const { consoleData, works } = depsOf();
-      const { rows, paid } = await consoleData.queryRows(member.orgId, ctx.params.queryId!);
+      const { playground, works } = depsOf();
+      // an assisted answer or an alert run is delivered by this read, or gone once refunded (as the API's export)
+      const { rows, paid } = await playground.exportRows(member, ctx.params.queryId!);
       sendExport(ctx, format, await works.exportRows(rows, paid), `results-${ctx.params.queryId}`);
     }),
   );

@@ -7,9 +7,7 @@ import type { Accounts, Organization } from "../accounts/accounts.js";
 import type { Operations } from "../operator/operations.js";
 import { dayPeriod, monthPeriod } from "../../domain/queryQuota.js";
 import type { Actor } from "../../domain/events.js";
-import { keptQueryOf, queryOwnerOf, recentQueriesOf, type RecentQueryOptions } from "./recentQueries.js";
-import { unlockedFor } from "../search/searchContext.js";
-import type { CachedRow } from "../../domain/resultRow.js";
+import { queryOwnerOf, recentQueriesOf, type RecentQueryOptions } from "./recentQueries.js";
 import { readDailyUsage, readUsageReport, type UsageRange, type UsageReport } from "./usageReport.js";
 
 const USAGE_DAYS = 30;
@@ -184,13 +182,6 @@ export function createConsoleData(db: Db, accounts: Accounts, operations: Operat
 
     /** Per day, key and collection in a range, from the charge events (what the ledger lists). */
     usageReport: (orgId: string, range: UsageRange): Promise<UsageReport> => readUsageReport(db, orgId, range),
-
-    /** The rows of one of the organization's searches, while it is kept (7 days): what the export links download. */
-    /** A kept search's rows and those paid for (a search's all, a preview's unlocked ones), as an export reads them. */
-    async queryRows(orgId: string, queryId: string): Promise<{ rows: CachedRow[]; paid: Set<string> }> {
-      const record = await keptQueryOf(db, clock(), orgId, queryId);
-      return { rows: record.payload.rows, paid: await unlockedFor({ accounts }, record) };
-    },
 
     /** The organization and key of a kept search or preview (null: none kept under that id). */
     queryOwner: (queryId: string) => queryOwnerOf(db, queryId),

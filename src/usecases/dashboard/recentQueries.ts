@@ -3,8 +3,7 @@
 // recentQueryRules.ts; the rows of one of them; and which key ran a kept query. Read-only, scoped to one organization.
 import type { Queryable } from "../../eventstore/db.js";
 import { orgStream, type DomainEvent } from "../../domain/events.js";
-import { Rejection } from "../../domain/rejection.js";
-import { cachedUntil, freshness, loadQueryRecord, type QueryRecord } from "../search/queryCache.js";
+import { cachedUntil, loadQueryRecord } from "../search/queryCache.js";
 import { NO_FILTER, passesQueryFilter, type QueryFilter } from "./recentQueryRules.js";
 
 type SearchChargedData = Extract<DomainEvent, { type: "SearchCharged" }>["data"];
@@ -162,18 +161,6 @@ export async function recentQueriesOf(
     previewsOf(db, orgId, limit, opts.queryId ?? null, f),
   ]);
   return [...searches, ...previews].sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0)).slice(0, limit);
-}
-
-/** One of the organization's searches, while it is kept (7 days): what the export links download. */
-export async function keptQueryOf(db: Queryable, now: Date, orgId: string, queryId: string): Promise<QueryRecord> {
-  const record = await loadQueryRecord(db, queryId);
-  if (!record || record.orgId !== orgId) throw new Rejection("NOT_FOUND", `no search ${queryId} of this organization`);
-  if (freshness(record, now) === "expired")
-    throw new Rejection(
-      "CACHED_RESULT_EXPIRED",
-      `the search ${queryId} is older than 7 days: its results are no longer kept`,
-    );
-  return record;
 }
 
 /** The organization and key of a kept search or preview; null when none is kept under that id. */

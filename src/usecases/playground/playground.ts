@@ -13,6 +13,7 @@ import { assertConfirmed, mayUseKey, unlockQuote, warningMessages, type UnlockQu
 import type { CachedRow } from "../../domain/resultRow.js";
 import type { GraphPage, Work, Works } from "../works/works.js";
 import type { ExportWork } from "../works/citationExport.js";
+import { refetchDelivered, type DeliveredRefetchDeps } from "../results/deliveredRefetch.js";
 
 type Member = Extract<Principal, { kind: "member" }>;
 
@@ -24,6 +25,11 @@ interface PlaygroundDeps {
   unlock: Pick<Unlock, "unlock">;
   /** the works reads of GET /api/v1/works/… */
   works: Pick<Works, "get" | "references" | "citedBy" | "exportIds">;
+  /**
+   * the proof that an assisted answer or an alert run reached the organization before any of its rows is shown or
+   * exported (deliveredRefetch.ts): a member reading it is its delivery, a refunded one is gone
+   */
+  delivery: Pick<DeliveredRefetchDeps, "assisted" | "alerts">;
 }
 
 /** One of the organization's kept searches or previews as the recent queries page opens it. */
@@ -54,6 +60,29 @@ export interface PlaygroundResult {
   asked: { query: string; collections: string[] };
   /** its filter warnings' messages (why a collection gave nothing, where it can tell) */
   warnings: string[];
+}
+
+/**
+ * One of the organization's kept searches or previews read as its own key reads it (free, as GET
+ * /search/results/{id}), its delivery proven first: another organization's id is not found, an expired one or a
+ * refunded answer gets the API's refusal.
+ */
+async function delivered(deps: PlaygroundDeps, member: Member, queryId: string) {
+  const owner = await deps.consoleData.queryOwner(queryId);
+  if (!owner || owner.orgId !== member.orgId)
+    throw new Rejection("NOT_FOUND", `no search ${queryId} of this organization`);
+  const [key, org] = await Promise.all([
+    deps.accounts.getKey(owner.keyId),
+    deps.accounts.getOrganization(member.orgId),
+  ]);
+  if (!key || !org) throw new Rejection("NOT_FOUND", `no search ${queryId} of this organization`);
+  const refetched = await refetchDelivered(
+    { search: deps.search, ...deps.delivery },
+    authContextOf(key, org),
+    queryId,
+    null,
+  );
+  return { owner, ...refetched };
 }
 
 export function createPlayground(deps: PlaygroundDeps) {
@@ -93,21 +122,14 @@ export function createPlayground(deps: PlaygroundDeps) {
     keysFor,
 
     /**
-     * One of the organization's kept searches or previews with its rows and which are owned, read as its own key
-     * reads it (free, as GET /search/results/{id}): another organization's id is not found, an expired one gets the
-     * API's refusal. Any member sees the organization's queries; unlocking needs the key (see `mayUnlock`).
+     * One of the organization's kept searches or previews with its rows and which are owned (`delivered`). Any member
+     * sees the organization's queries; unlocking needs the key (see `mayUnlock`).
      */
     async opened(member: Member, queryId: string): Promise<OpenedQuery> {
-      const owner = await deps.consoleData.queryOwner(queryId);
-      if (!owner || owner.orgId !== member.orgId)
-        throw new Rejection("NOT_FOUND", `no search ${queryId} of this organization`);
-      const [key, org, keys] = await Promise.all([
-        deps.accounts.getKey(owner.keyId),
-        deps.accounts.getOrganization(member.orgId),
+      const [{ owner, record, unlocked }, keys] = await Promise.all([
+        delivered(deps, member, queryId),
         keysFor(member),
       ]);
-      if (!key || !org) throw new Rejection("NOT_FOUND", `no search ${queryId} of this organization`);
-      const { record, unlocked } = await deps.search.refetch(authContextOf(key, org), queryId, null);
       return {
         queryId,
         keyId: owner.keyId,
@@ -118,6 +140,12 @@ export function createPlayground(deps: PlaygroundDeps) {
         warnings: warningMessages(record.payload.filterWarnings),
         mayUnlock: record.kind === "preview" && keys.some((k) => k.id === owner.keyId),
       };
+    },
+
+    /** A kept search's rows and those paid for (a search's all, a preview's unlocked ones), as its export reads them */
+    async exportRows(member: Member, queryId: string): Promise<{ rows: CachedRow[]; paid: Set<string> }> {
+      const { record, unlocked } = await delivered(deps, member, queryId);
+      return { rows: record.payload.rows, paid: unlocked };
     },
 
     /** A work as the key reads it through the works use cases (each read one slot of the per-minute budget). */

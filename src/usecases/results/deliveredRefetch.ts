@@ -8,7 +8,7 @@ import type { AuthContext } from "../auth/context.js";
 import type { ImageOptions } from "../figures/figureImages.js";
 import type { RefetchOutcome, SearchService } from "../search/searchService.js";
 
-interface DeliveredRefetchDeps {
+export interface DeliveredRefetchDeps {
   search: Pick<SearchService, "refetch">;
   assisted: Pick<AssistedSearch, "deliveredBeforeServing">;
   alerts: Pick<Alerts, "deliveredOnRefetch">;
