@@ -161,7 +161,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(requestTargetText());
   app.use(crossOriginAccess({ origins: deps.corsOrigins ?? [], methodsOn: groups.crossOriginMethods }));
   app.use(groups.authorize);
-  app.use(jsonBody(deps.bodyLimitBytes ?? 4 * 1024 * 1024, groups.acceptsForms, streamsBody));
+  app.use(jsonBody(deps.bodyLimitBytes ?? 4 * 1024 * 1024, groups.acceptsForms, streamsBody, groups.routes));
   app.use(groups.dispatch);
   return app;
 }

@@ -96,16 +96,21 @@ function parseFormBody(raw: string): Record<string, string> {
 /**
  * Reads a body up to `limitBytes` and parses it with `parseJsonBody`, or with `parseFormBody` when it is a form post
  * to a route that takes forms (`acceptsForms`); a route that streams its body itself (`streamsBody`, an upload) is
- * passed by.
+ * passed by, and a request no route serves (`routes`: its 404 or 405 comes next) has its body discarded unread.
  */
 export function jsonBody(
   limitBytes: number,
   acceptsForms: (ctx: Context) => boolean = () => false,
   streamsBody: (ctx: Context) => boolean = () => false,
+  routes: (ctx: Context) => boolean = () => true,
 ) {
   const tooLarge = () => new ApiError(422, "VALIDATION_ERROR", `request body is larger than ${limitBytes} bytes`);
   return async (ctx: Context, next: Next) => {
     if (ctx.method === "GET" || ctx.method === "HEAD" || ctx.method === "DELETE" || streamsBody(ctx)) return next();
+    if (!routes(ctx)) {
+      ctx.req.resume();
+      return next();
+    }
     const declared = Number(ctx.get("Content-Length") || "0");
     if (declared > limitBytes) throw tooLarge();
     const encoding = ctx.get("Content-Encoding").trim().toLowerCase();

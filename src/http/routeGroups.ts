@@ -25,6 +25,8 @@ interface RouteGroups {
   crossOriginMethods(path: string): string[];
   /** Whether the route this request matches takes form posts. */
   acceptsForms(ctx: Context): boolean;
+  /** Whether some route serves this request's method on its path (else it is 404 or 405, its body never read). */
+  routes(ctx: Context): boolean;
 }
 
 /**
@@ -66,6 +68,7 @@ export function routeGroups(groups: RouteGroup[]): RouteGroups {
         path,
       ),
     acceptsForms: (ctx) => groups.some((g) => g.forms && g.router.match(ctx.path, ctx.method).route),
+    routes: (ctx) => groups.some((g) => g.router.match(ctx.path, ctx.method).route),
   };
 }
 

@@ -15,7 +15,9 @@ export function rawRequest(
   body?: unknown,
 ): Promise<RawResponse> {
   const { hostname, port } = new URL(baseUrl);
-  const payload = body === undefined ? undefined : JSON.stringify(body);
+  // a Buffer is sent as it is, with the caller's headers (a form post, text that is no JSON)
+  const raw = Buffer.isBuffer(body);
+  const payload = body === undefined ? undefined : raw ? body : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -26,7 +28,10 @@ export function rawRequest(
         headers: {
           ...headers,
           ...(payload
-            ? { "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(payload)) }
+            ? {
+                ...(raw ? {} : { "Content-Type": "application/json" }),
+                "Content-Length": String(Buffer.byteLength(payload)),
+              }
             : {}),
         },
       },

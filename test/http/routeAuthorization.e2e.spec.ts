@@ -208,6 +208,19 @@ describe("one error envelope for what no handler answers", () => {
     }
   });
 
+  it("a body no route would read is never parsed: 404 and 405 before any 422, without credentials too", async () => {
+    const form = { "Content-Type": "application/x-www-form-urlencoded" };
+    const ab = Buffer.from("a=b");
+    expect((await send("POST", "/admin/v1/nonexistent", form, ab)).status).toBe(404);
+    expect((await send("POST", "/dashboard/nonexistent", form, Buffer.alloc(1_500_000, "x"))).status).toBe(404);
+    const put = await send("PUT", "/api/v1/search/query", { ...form, Authorization: `Bearer ${liveKey}` }, ab);
+    expect([put.status, put.headers.allow]).toEqual([405, "POST"]);
+    // a routed one is read after its authentication: 401 without a key, 422 with one
+    expect((await send("POST", "/api/v1/search/query", form, ab)).status).toBe(401);
+    const read = await send("POST", "/api/v1/search/query", { ...form, Authorization: `Bearer ${liveKey}` }, ab);
+    expect([read.status, read.body.error.message]).toEqual([422, expect.stringContaining("not valid JSON")]);
+  });
+
   it("a method the service does not know is 405 with Allow on a routed path, 404 elsewhere, never a 5xx", async () => {
     for (const [method, path, allow] of [
       ["PROPFIND", "/api/v1/search/query", "POST"],
