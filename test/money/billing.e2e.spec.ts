@@ -744,6 +744,11 @@ describe("audit, reconciliation and replay", () => {
       expect(lines[2]).toMatch(/,fin-search-0001$/);
       expect(lines[4]).toMatch(/,unlock,.*,fin-unlock-0002$/);
     }
+    // an id shaped as the service's own (another organization's, sent back) is never adopted: the service names it
+    const theirs = "req_9b98ba34cadb41c58b4ffb0a950e1f5b";
+    const own = (await q(key, SEARCH, { "X-Request-Id": theirs })).headers.get("x-request-id");
+    expect(own).toMatch(/^req_[0-9a-f]{32}$/);
+    expect(own).not.toBe(theirs);
   });
 
   it("replays every projection, the new ones included, equal to the live state", async () => {
