@@ -7,14 +7,14 @@ import { ApiError, toApiError } from "../wire/errors.js";
 import type { ErrorCode } from "../domain/errorCodes.js";
 import type { RequestState } from "./requestContext.js";
 
+/** The path as the request log keeps it: an invite link's token is a secret (only its hash is stored), so it is not. */
+const loggedPath = (path: string): string => path.replace(/^(\/dashboard\/invite\/)[^/]+/i, "$1[token]");
+
 /**
  * Assigns the request id, logs one line per request. A sane incoming X-Request-Id is kept, unless it is shaped as the
  * service's own ("req_"): those are only ever the service's, so one never names two requests (another organization's
  * sent back, say).
  */
-/** The path as the request log keeps it: an invite link's token is a secret (only its hash is stored), so it is not. */
-const loggedPath = (path: string): string => path.replace(/^(\/dashboard\/invite\/)[^/]+/i, "$1[token]");
-
 export function requestIdentity(rootLog: Logger) {
   return async (ctx: Context, next: Next) => {
     const incoming = ctx.get("X-Request-Id");

@@ -1,6 +1,7 @@
 // The organization's recent queries for the dashboard: its paid searches (its stream's SearchCharged events) and its
 // previews (their kept records, with what unlocking their rows has cost so far), newest first, through the filter of
-// recentQueryRules.ts; the rows of one of them; and which key ran a kept query. Read-only, scoped to one organization.
+// recentQueryRules.ts, and which key ran a kept query (its rows are read through the playground, which proves an
+// answer's delivery first). Read-only, scoped to one organization.
 import type { Queryable } from "../../eventstore/db.js";
 import { orgStream, type DomainEvent } from "../../domain/events.js";
 import { cachedUntil, loadQueryRecord } from "../search/queryCache.js";
