@@ -62,17 +62,20 @@ const { publishWebhookEvent } = proxyActivities<WebhookActivities>({
 });
 
 /**
- * How this run tells works apart (deliverableRows.ts): a run begun before titles or passages were keyed, or before
- * works were told apart by every key (DOI, PMID, the collection's id), replays as it ran.
+ * How this run tells works apart and which record of a work it sells (deliverableRows.ts): a run begun before the
+ * original record was preferred, before titles or passages were keyed, or before works were told apart by every key
+ * (DOI, PMID, the collection's id), replays as it ran.
  */
 const workKeys = (): WorkKeys =>
-  patched("work-title-keys")
-    ? "title"
-    : patched("work-passage-keys")
-      ? "passage"
-      : patched("work-keys")
-        ? "all"
-        : "documentOf";
+  patched("work-original-record")
+    ? "original"
+    : patched("work-title-keys")
+      ? "title"
+      : patched("work-passage-keys")
+        ? "passage"
+        : patched("work-keys")
+          ? "all"
+          : "documentOf";
 
 /** An asynchronous run tells the organization's `assisted.completed` endpoints how it stands (never the rows). */
 async function announce(input: AssistedInput, status: string, extra: Record<string, unknown>): Promise<void> {

@@ -173,5 +173,55 @@ describe("delivery", () => {
     expect(deliverable([poster("p1", "W8"), poster("p2", "W9")], 10)).toHaveLength(2);
     // a run begun before titles were keyed replays as it delivered: both records
     expect(deliverable([original(), reprint("2009-01-01")], 10, "passage")).toHaveLength(2);
+
+    // the reprint scored above its original: the work is sold once, as its original, the record PubMed indexes
+    const outscored = () => {
+      const row = reprint("2009-01-01");
+      Object.assign(row.verdict, { judgeScore: 0.95, priority: 0.95 });
+      return row;
+    };
+    const indexed = () => {
+      const row = original();
+      Object.assign(row.candidate.row.metadata, { pmid: "19045974" });
+      return row;
+    };
+    const ids = (rows: VerifiedRow[]) => rows.map((r) => r.candidate.row.id);
+    expect(ids(deliverable([outscored(), indexed(), other], 10))).toEqual(["original", "other"]);
+    expect(ids(deliverable([outscored(), original(), other], 1))).toEqual(["original"]);
+    // a run begun before the original was preferred replays as it delivered: the best-scored record
+    expect(ids(deliverable([outscored(), indexed(), other], 10, "title"))).toEqual(["reprint", "other"]);
+    // one record of a work verified: it is the one sold, reprint or not
+    expect(ids(deliverable([outscored(), other], 10))).toEqual(["reprint", "other"]);
+  });
+
+  it("reads which record is a work's original: not a reprint's, then one PubMed indexes", () => {
+    const passage =
+      "Background: we randomized 101 women with borderline personality disorder to dialectical behavior therapy " +
+      "or to community treatment by experts, and followed them for two years.";
+    const rec = (id: string, score: number, preface: string, pmid?: string) => {
+      const row = verified(id, "openalex-synergy", id, score, `10.1/${id}`, undefined, `${preface}${passage}`);
+      Object.assign(row.candidate.row.metadata, {
+        title: "Dialectical behavior therapy versus community treatment by experts: a two-year randomized trial",
+        publication_date: "2008",
+      });
+      if (pmid) Object.assign(row.candidate.row.metadata, { pmid });
+      return row;
+    };
+    const sold = (...rows: VerifiedRow[]) => deliverable(rows, 10).map((r) => r.candidate.row.id);
+    expect(
+      sold(
+        rec("reprint", 0.9, "This reprinted article originally appeared in J Consult Clin Psychol. "),
+        rec("x", 0.5, ""),
+      ),
+    ).toEqual(["x"]);
+    expect(sold(rec("permission", 0.9, "Reprinted with permission from Pediatrics. ", "1"), rec("x", 0.5, ""))).toEqual(
+      ["x"],
+    );
+    // among records that are not reprints, the one PubMed indexes
+    expect(sold(rec("plain", 0.9, ""), rec("indexed", 0.5, "", "19045974"))).toEqual(["indexed"]);
+    // a study that speaks of reprints is not one: the best-scored record stays
+    expect(
+      sold(rec("speaks", 0.9, "Requests for reprints of the questionnaire were counted. "), rec("x", 0.5, "")),
+    ).toEqual(["speaks"]);
   });
 });
