@@ -219,6 +219,9 @@ const OTHER_APIS_NAMES: Readonly<Record<string, string>> = {
   filter: "filters",
 };
 
+/** Names other APIs give a per-request retrieval mode, which a collection's configuration sets here. */
+const RETRIEVAL_MODE_NAMES = new Set(["mode", "retrieval", "retrievalmode", "searchmode", "searchtype", "hybrid"]);
+
 /**
  * The refusal of unknown fields, naming each and, when it is a field of this endpoint in another endpoint's spelling
  * (`image_quality` on /{collection}), another API's name for one (`max_results`, `top_k`) or a typo of one (`limt`),
@@ -234,6 +237,11 @@ export function unknownFieldsMessage(keys: readonly string[], known: readonly st
     if (respelled) return `${key} (this endpoint spells it ${respelled})`;
     const other = known.find((k) => spellingOf(k) === OTHER_APIS_NAMES[spellingOf(key)]);
     if (other) return `${key} (this endpoint takes ${other})`;
+    if (RETRIEVAL_MODE_NAMES.has(spellingOf(key)))
+      return (
+        `${key} (a collection's configuration sets its retrieval, dense, sparse or hybrid, and a request cannot ` +
+        "choose another; GET /api/v1/search/collections shows each collection's)"
+      );
     // a typo of one of its own fields (`limt`, `colection`)
     const near = nearestName(key, known);
     if (near) return `${key} (did you mean ${near}?)`;

@@ -185,12 +185,15 @@ describe("collections", () => {
       description: expect.any(String),
       documentCount: expect.any(Number),
       pricePer1000: "0.030",
+      retrieval: "hybrid",
     });
     const meta = res.body.collections.find((c: { members?: unknown }) => c.members);
     expect(meta).toMatchObject({
       name: "biomedical",
       memberCount: meta.members.length,
       priceRange: { min: expect.any(String), max: expect.any(String), per: expect.any(String) },
+      // biomedical spans hybrid collections and the dense-only clinical digest
+      retrieval: "mixed",
     });
     expect(Number(meta.priceRange.min)).toBeLessThan(Number(meta.priceRange.max));
   });

@@ -76,6 +76,23 @@ describe("unknown body fields", () => {
     );
   });
 
+  it("says a collection sets its retrieval when a request names a mode (mode, search_type)", () => {
+    const hint = (schema: Parameters<typeof parseOr422>[0], body: unknown) => refusal(schema, body).message;
+    const fixed =
+      "(a collection's configuration sets its retrieval, dense, sparse or hybrid, and a request cannot choose " +
+      "another; GET /api/v1/search/collections shows each collection's)";
+    expect(hint(queryBody, { collection: "scifact", query: "x", mode: "sparse" })).toBe(
+      `unknown field(s): mode ${fixed}`,
+    );
+    expect(hint(previewBody, { collection: "scifact", query: "x", search_type: "dense" })).toBe(
+      `unknown field(s): search_type ${fixed}`,
+    );
+    // a field it does not explain still lists what the endpoint takes
+    expect(hint(queryBody, { collection: "scifact", query: "x", mode: "sparse", rerank: true })).toContain(
+      "; this endpoint takes collection",
+    );
+  });
+
   it("/preview, /unlock, /assisted and /alerts name the spelling they take too", () => {
     const hint = (schema: Parameters<typeof parseOr422>[0], body: unknown) => refusal(schema, body).message;
     expect(hint(previewBody, { collection: "scifact", query: "x", minRelevance: 0.1 })).toBe(

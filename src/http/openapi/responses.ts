@@ -510,6 +510,12 @@ export const Collection = z.object({
   priceRange: nullable(priceRange)
     .optional()
     .meta({ description: "Meta-collections only: null when any member's price cannot be resolved." }),
+  retrieval: z.enum(["dense", "sparse", "hybrid", "mixed"]).meta({
+    description:
+      "How the collection is searched: `dense` (embeddings), `sparse` (BM25 over its words) or `hybrid` (both, " +
+      "fused). The collection's configuration sets it and a request cannot choose another. A meta-collection " +
+      "whose members are searched differently says `mixed`: each member is searched its own way and the rows merged.",
+  }),
   status: z
     .enum(["ingesting", "failed"])
     .optional()

@@ -33,12 +33,16 @@ interface Listing {
 interface PlainListing extends Listing {
   /** the organization's price per 1000 result tokens (its override, else the catalogue's), e.g. "0.050" */
   pricePer1000: string;
+  /** how the collection is searched, set by its configuration: a request cannot choose another */
+  retrieval: "dense" | "sparse" | "hybrid";
 }
 
 interface MetaListing extends Listing {
   members: string[];
   memberCount: number;
   priceRange: PriceRange | null;
+  /** its members' retrieval when they share one, else "mixed" (each member searched its own way, merged) */
+  retrieval: "dense" | "sparse" | "hybrid" | "mixed";
 }
 
 export type CollectionListing = PlainListing | MetaListing;
@@ -111,6 +115,7 @@ export async function listCollections(deps: CollectionsListDeps, auth: AuthConte
         description: entry.description,
         documentCount,
         pricePer1000: formatPricePer1000(pricePer1000For(auth.org, entry)),
+        retrieval: entry.retrieval,
         ...(status ? { status } : {}),
       };
     return {
@@ -121,6 +126,9 @@ export async function listCollections(deps: CollectionsListDeps, auth: AuthConte
       members: members.map((member) => member.displayName),
       memberCount: entry.members.length,
       priceRange: deps.catalog.priceRange(entry, (member) => formatPricePer1000(pricePer1000For(auth.org, member))),
+      retrieval: members.every((member) => member.retrieval === members[0]?.retrieval)
+        ? (members[0]?.retrieval ?? "mixed")
+        : "mixed",
     };
   });
 }
