@@ -205,6 +205,10 @@ export async function assistedSearchWorkflow(input: AssistedInput): Promise<Assi
       iterationsRun: rounds,
       filterWarnings,
       journalMetricExpansions,
+      screened: {
+        candidatesJudged: judged.size,
+        worksVerified: distinctDocuments([...verified.values()], workKeys()),
+      },
     });
     progress.done();
     // waiting for proof of delivery starts before the webhook goes out, so its 2xx always finds the run waiting

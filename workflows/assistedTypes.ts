@@ -104,6 +104,8 @@ export interface ChargeAssistedInput {
   iterationsRun: number;
   filterWarnings: unknown[];
   journalMetricExpansions: unknown[];
+  /** what the run weighed: the candidates (chunks) judged and the distinct works verified among them */
+  screened?: { candidatesJudged: number; worksVerified: number };
 }
 
 export interface ChargeAssistedOutcome {

@@ -101,4 +101,37 @@ describe("assistedCharge", () => {
     expect(lines).toEqual([]);
     expect(record.payload.assisted!.tokensCharged).toBe(0);
   });
+
+  it("says how much of what it weighed the answer sells, and where to screen the rest", () => {
+    const screening = (c: ChargeAssistedInput, paysLive = true) =>
+      assistedCharge(c, { paysLive, now }).record.payload.assisted!.screening;
+    const screened = (candidatesJudged: number, worksVerified: number) => ({ candidatesJudged, worksVerified });
+    // fewer than asked: what was verified, not all there is; the free preview screens the rest
+    const few = screening({ ...chargeOf(rows), screened: screened(50, 3) });
+    expect(few).toMatchObject({ candidatesJudged: 50, worksVerified: 3, delivered: 3 });
+    expect(few!.note).toBe(
+      "The judge weighed 50 candidate passages and verified 3 works; 3 are delivered. Only verified works are sold: " +
+        "a work the judge did not verify may still bear on the question. To screen the rest, run the same query " +
+        "through POST /api/v1/search/preview (free teasers, unlock what you keep).",
+    );
+    // nothing verified says the same, free
+    const none = screening({ ...chargeOf([]), status: "no_relevant_results", screened: screened(1, 0) });
+    expect(none!.note).toMatch(/^The judge weighed 1 candidate passage and verified 0 works; 0 are delivered\. Only/);
+    // the limit filled: more verified works than it kept
+    const full = screening({
+      ...chargeOf(rows),
+      input: { ...chargeOf(rows).input, limit: 3 },
+      screened: screened(50, 5),
+    });
+    expect(full!.note).toBe(
+      "The judge weighed 50 candidate passages and verified 5 works; 3 are delivered. 2 more verified works were " +
+        "left out by the limit: ask again with a larger one.",
+    );
+    // maxCost cut one
+    const capped = screening({ ...chargeOf(rows, "250000"), screened: screened(50, 3) });
+    expect(capped).toMatchObject({ delivered: 2 });
+    expect(capped!.note).toMatch(/1 more verified work was left out by maxCost: ask again with a larger one\.$/);
+    // a run recorded before the counts were kept says nothing
+    expect(screening(chargeOf(rows))).toBeUndefined();
+  });
 });

@@ -84,6 +84,12 @@ describe("assisted search", () => {
       "subQuestions",
     ]);
     expect(res.body.clarification).toBeUndefined();
+    // what it weighed and sold: every row a verified work, the judge's pool at least as large
+    const { candidatesJudged, worksVerified, delivered, note } = res.body.screening;
+    expect(delivered).toBe(res.body.results.length);
+    expect(worksVerified).toBeGreaterThanOrEqual(delivered);
+    expect(candidatesJudged).toBeGreaterThanOrEqual(worksVerified);
+    expect(note).toContain(`verified ${worksVerified} work`);
 
     const [charge, ...more] = await events("SearchCharged", res.body.queryId);
     expect(more).toEqual([]);
@@ -108,9 +114,10 @@ describe("assisted search", () => {
     expect(again.body.results.every((r: any) => r.locked === false)).toBe(true);
     // the re-fetch keeps the answer: its status, rounds, understanding, and each row's verdict and sub-question
     expect(again.body.status).toBe("results");
-    expect([again.body.iterationsRun, again.body.queryUnderstanding]).toEqual([
+    expect([again.body.iterationsRun, again.body.queryUnderstanding, again.body.screening]).toEqual([
       res.body.iterationsRun,
       res.body.queryUnderstanding,
+      res.body.screening,
     ]);
     expect(again.body.results.map((r: any) => [r.relevance, r.subQuestion, r.tokens, r.cost])).toEqual(
       res.body.results.map((r: any) => [r.relevance, r.subQuestion, r.tokens, r.cost]),
@@ -128,6 +135,9 @@ describe("assisted search", () => {
     expect(res.body.billing).toEqual({ chargedResults: 0, tokensCharged: 0 });
     expect(res.headers.get("x-query-cost")).toBe("0.000000");
     expect(await ops.balanceOf(orgId)).toBe(before);
+    // it says what it weighed, and where to screen what it did not verify
+    expect(res.body.screening).toMatchObject({ worksVerified: 0, delivered: 0 });
+    expect(res.body.screening.note).toContain("POST /api/v1/search/preview");
     // on a trial organization it uses no trial query either (a no-results answer costs nothing)
     const trial = await ops.newOrg({ billingMode: "trial" });
     const { key: trialKey } = await ops.newKey(trial.id);

@@ -361,6 +361,23 @@ export const AssistedSearchResult = z.object({
   relevance: AssistedRelevance,
 });
 
+const AssistedScreening = z
+  .object({
+    candidatesJudged: z.number().int().meta({ description: "Candidate passages the judge weighed." }),
+    worksVerified: z.number().int().meta({ description: "Distinct works among them the judge verified." }),
+    delivered: z.number().int().meta({ description: "Works delivered: the rows of this answer." }),
+    note: z.string().meta({
+      description:
+        "What the counts mean for this answer: fewer rows than the limit (or none) are what the judge verified, " +
+        "not all the collection holds on the question; the free preview of the same query screens the rest.",
+    }),
+  })
+  .meta({
+    description:
+      "How much of what the search weighed it sold. Present on answers with status results or " +
+      "no_relevant_results.",
+  });
+
 export const AssistedSearchResponse = z.object({
   status: z
     .enum(["results", "clarification_needed", "no_relevant_results"])
@@ -400,6 +417,7 @@ export const AssistedSearchResponse = z.object({
   nextRowCost: nullable(
     decimal("What the first row left out would add to the charge (more than the cap had left); null when none was."),
   ).optional(),
+  screening: AssistedScreening.optional(),
   ...filterReport,
 });
 
@@ -467,6 +485,7 @@ export const SearchResultsPreviewResponse = z.object({
     .enum(["results", "no_relevant_results"])
     .optional()
     .meta({ description: "Re-fetched assisted searches only: the answer's status." }),
+  screening: AssistedScreening.optional(),
   latencyMs: z.literal(0),
   results: z
     .array(PreviewResult)

@@ -74,6 +74,7 @@ export async function answerFromRecord(
           nextRowCostMicros: a.nextRowCostMicros !== undefined ? BigInt(a.nextRowCostMicros) : null,
         }
       : {}),
+    ...(a.screening ? { screening: a.screening } : {}),
     ...(idempotency ? { idempotency } : {}),
     ...(chargedNow && costMicros > 0n ? { awaitsDelivery: true } : {}),
   };

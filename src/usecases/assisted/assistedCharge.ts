@@ -5,7 +5,7 @@
 import type { CollectionCharge } from "../../domain/events.js";
 import { chargeLines, totalTokens } from "../../domain/organization.js";
 import { capToCost } from "../../domain/costCap.js";
-import { PAYLOAD_VERSION, type AssistedPayload, type QueryRecord } from "../search/queryCache.js";
+import { PAYLOAD_VERSION, type AssistedPayload, type QueryRecord, type Screening } from "../search/queryCache.js";
 import type { CachedRow } from "../../domain/resultRow.js";
 import type { ChargeAssistedInput } from "../../../workflows/assistedTypes.js";
 
@@ -66,8 +66,38 @@ export function assistedCharge(c: ChargeAssistedInput, payer: { paysLive: boolea
         ...(nextRowCostMicros !== null ? { nextRowCostMicros: nextRowCostMicros.toString() } : {}),
         ...(input.maxCostMicros !== undefined ? { maxCostSent: true as const } : {}),
         tokensCharged: totalTokens(lines),
+        ...(c.screened ? { screening: screeningOf(c.screened, kept.length, input.limit, withheld) } : {}),
       },
     },
   };
   return { kept, withheld, lines, record };
+}
+
+/**
+ * What an answer tells of its completeness. Assisted search sells only the works its judge verifies, so an answer
+ * with fewer rows than asked (or none) is what was verified, not all the collection holds on the question: the note
+ * says so, and points to the free preview of the same query to screen the rest. An answer cut by the limit or by
+ * maxCost says how many verified works it left out.
+ */
+function screeningOf(
+  screened: { candidatesJudged: number; worksVerified: number },
+  delivered: number,
+  limit: number,
+  withheldByMaxCost: number,
+): Screening {
+  const { candidatesJudged, worksVerified } = screened;
+  const counts =
+    `The judge weighed ${candidatesJudged} candidate passage${candidatesJudged === 1 ? "" : "s"} and verified ` +
+    `${worksVerified} work${worksVerified === 1 ? "" : "s"}; ${delivered} ${delivered === 1 ? "is" : "are"} ` +
+    "delivered.";
+  const left = worksVerified - delivered;
+  const rest =
+    delivered < limit && withheldByMaxCost === 0
+      ? " Only verified works are sold: a work the judge did not verify may still bear on the question. To screen " +
+        "the rest, run the same query through POST /api/v1/search/preview (free teasers, unlock what you keep)."
+      : left > 0
+        ? ` ${left} more verified work${left === 1 ? " was" : "s were"} left out by ` +
+          `${withheldByMaxCost > 0 ? "maxCost" : "the limit"}: ask again with a larger one.`
+        : "";
+  return { candidatesJudged, worksVerified, delivered, note: counts + rest };
 }

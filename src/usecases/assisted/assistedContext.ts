@@ -18,6 +18,7 @@ import type { QueryUnderstanding } from "../../reasoner/port.js";
 import type { Accounts } from "../accounts/accounts.js";
 import type { Discovery } from "../catalogue/discovery.js";
 import type { CachedRow } from "../../domain/resultRow.js";
+import type { Screening } from "../search/queryCache.js";
 import type { BillingOutcome, SearchService } from "../search/searchService.js";
 
 export interface AssistedRequest {
@@ -57,6 +58,8 @@ export interface AssistedAnswer {
   withheldByMaxCost?: number;
   /** the own price of the first of them; null when none was left out */
   nextRowCostMicros?: bigint | null;
+  /** how much of what the run weighed it sold (absent on answers recorded before it was kept) */
+  screening?: Screening;
   /** set when the request carried an Idempotency-Key */
   idempotency?: "created" | "replayed";
   /**

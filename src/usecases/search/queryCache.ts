@@ -28,6 +28,19 @@ export interface AssistedPayload {
   /** the request carried maxCost: the answer says what the cap held back, none included */
   maxCostSent?: true;
   tokensCharged: number;
+  /** what the run weighed and sold (screeningOf); absent on answers recorded before it was kept */
+  screening?: Screening;
+}
+
+/** How much of what an assisted search weighed it sold, and where the rest can be screened. */
+export interface Screening {
+  /** candidate passages the judge weighed */
+  candidatesJudged: number;
+  /** distinct works among them the judge verified */
+  worksVerified: number;
+  /** works delivered (and charged) */
+  delivered: number;
+  note: string;
 }
 
 export interface QueryPayload {

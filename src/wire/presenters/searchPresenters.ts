@@ -114,7 +114,12 @@ export function resultsBody({ record, unlocked, images }: RefetchOutcome) {
   return {
     queryId: record.queryId,
     ...(assisted
-      ? { status: assisted.status, iterationsRun: assisted.iterationsRun, queryUnderstanding: assisted.understanding }
+      ? {
+          status: assisted.status,
+          iterationsRun: assisted.iterationsRun,
+          queryUnderstanding: assisted.understanding,
+          ...(assisted.screening ? { screening: assisted.screening } : {}),
+        }
       : {}),
     latencyMs: 0,
     results: record.payload.rows.map((r) => {
@@ -292,6 +297,7 @@ export function assistedResponse(answer: AssistedAnswer, includeMetadata: boolea
           nextRowCost: answer.nextRowCostMicros == null ? null : formatCredits(answer.nextRowCostMicros, 6),
         }
       : {}),
+    ...(answer.screening ? { screening: answer.screening } : {}),
   };
 }
 
