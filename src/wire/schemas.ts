@@ -506,7 +506,9 @@ export function facetsRequestOf(raw: unknown): z.output<typeof worksFacetsBody> 
 }
 
 /** The formats results and works export to. */
-export const exportFormat = z.enum(["bibtex", "ris", "csljson"], { error: "format must be bibtex, ris or csljson" });
+export const exportFormat = z.enum(["bibtex", "ris", "csljson", "csv"], {
+  error: "format must be bibtex, ris, csljson or csv",
+});
 
 /** POST /works/batch?format=…: the query string of a batch (format absent: JSON works). */
 export const worksBatchQuery = z.strictObject({ format: exportFormat.optional() });

@@ -8,6 +8,7 @@ import "@citation-js/plugin-bibtex";
 import "@citation-js/plugin-ris";
 import "@citation-js/plugin-csl";
 import { parse as parseBibtex } from "@retorquere/bibtex-parser";
+import { parse as parseCsv } from "csv-parse/sync";
 import { parseWorkId, resolvingUrl } from "../../src/domain/identifiers.js";
 import { exportWorks, type ExportWork } from "../../src/usecases/works/citationExport.js";
 import { joinedAbstract } from "../../src/ingest/sourceDocument.js";
@@ -298,6 +299,38 @@ describe("exports for screening", () => {
     expect(ris).toContain("AN  - PMID:22222222\r\nC2  - PMC2222\r\n");
     const csl = JSON.parse(exportWorks("csljson", [retracted])) as Record<string, unknown>[];
     expect(csl[0]).toMatchObject({ PMID: "22222222", PMCID: "PMC2222", URL: "https://doi.org/10.1039/c2ob06711k" });
+  });
+
+  it("writes CSV that csv-parse reads whole: a header, a row per work, quotes, line breaks, formulas as text", () => {
+    const file = exportWorks("csv", [...all, { ...base, title: '=HYPERLINK("http://evil")', abstract: "+1 and more" }]);
+    // a byte-order mark first (a spreadsheet reads UTF-8), CRLF line ends
+    expect(file.startsWith("\uFEFFtitle,authors,year,")).toBe(true);
+    const rows = parseCsv(file, { bom: true, columns: true, record_delimiter: "\r\n" }) as Record<string, string>[];
+    expect(rows).toHaveLength(5);
+    expect(rows[0]).toMatchObject({
+      title: hostile.title,
+      authors: "O}Brien, Pat; Smith and Jones; Back\\slash {Ann}; Jørgensen, Søren",
+      year: "2017",
+      publication_date: "2017-02-03",
+      journal: "J {Odd} & Co",
+      doi: "10.1000/odd_{1}",
+      url: "https://doi.org/10.1000/odd_{1}",
+      abstract: hostile.abstract,
+      keywords: "Hair; Cortisol; Stress, Psychological",
+      integrity: "",
+    });
+    expect(rows[2]).toMatchObject({
+      pmid: "22222222",
+      pmcid: "PMC2222",
+      integrity: "retracted",
+      integrity_note: "Integrity: retracted; notices: retraction https://doi.org/10.1039/c3ob90001a (2013-05-01).",
+    });
+    // text a spreadsheet would run as a formula opens as text
+    expect([rows[4]!.title, rows[4]!.abstract]).toEqual(['\'=HYPERLINK("http://evil")', "'+1 and more"]);
+    expect(exportWorks("csv", [])).toBe(
+      "\uFEFFtitle,authors,year,publication_date,journal,publisher,issn,article_type,doi,pmid,pmcid,url,integrity," +
+        "integrity_note,keywords,abstract\r\n",
+    );
   });
 
   it("links a work without URL or DOI by its PubMed page", () => {

@@ -2,6 +2,7 @@
 // identifier and in batches, within the key's reach, free but counted; its references and citing works, paged, with
 // coverage; metadata.integrity on search rows and works from the update lists in force, following a list loaded at run
 // time; the graph following an upsert, a deletion and a retirement; exports parsed by citation-js.
+import { parse as parseCsv } from "csv-parse/sync";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -366,7 +367,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     ).toBe("expression_of_concern");
   });
 
-  it("exports a kept search and a batch as BibTeX, RIS and CSL-JSON that citation-js reads", async () => {
+  it("exports a kept search and a batch as BibTeX, RIS and CSL-JSON that citation-js reads, and as CSV", async () => {
     const search = await call("POST", "/api/v1/search/query", {
       key,
       body: { collection: "graph", query: "coral reef citations", limit: 10 },
@@ -403,6 +404,19 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     expect(apa).toContain(
       "Lovelace1, A., & Hopper, G. (2021). Coral reef citations alpha. Journal of Graph Tests. https://doi.org/10.9999/graph.a",
     );
+    // CSV for screening in a spreadsheet: the same works in the same order, read by csv-parse
+    const sheet = await fetch(`${svc.baseUrl}/api/v1/search/results/${search.body.queryId}?format=csv`, {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect([sheet.status, sheet.headers.get("content-type")]).toEqual([200, "text/csv; charset=utf-8"]);
+    expect(sheet.headers.get("content-disposition")).toMatch(/\.csv"$/);
+    const rows = parseCsv(await sheet.text(), { bom: true, columns: true }) as Record<string, string>[];
+    expect(rows.map((r) => r.doi!.toLowerCase())).toEqual(order);
+    expect(rows.find((r) => r.doi!.toLowerCase() === "10.9999/graph.a")).toMatchObject({
+      title: "Coral reef citations alpha",
+      year: "2021",
+      journal: "Journal of Graph Tests",
+    });
     const batch = await fetch(`${svc.baseUrl}/api/v1/works/batch?format=ris`, {
       method: "POST",
       headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },

@@ -13,6 +13,7 @@ import {
   type UnlockQuote,
 } from "../../usecases/playground/playgroundRules.js";
 import { SORT_ORDERS } from "../../usecases/search/sortOrder.js";
+import { EXPORT_LABELS } from "../../usecases/works/citationExport.js";
 
 export interface PlaygroundView {
   keys: KeyRow[];
@@ -67,12 +68,6 @@ function previewForm(viewer: Viewer, view: PlaygroundView): Html {
 A preview is free; unlocking a row charges its cost to the key's organization, as the API's
 <code>POST /api/v1/search/unlock</code> does.</p>`;
 }
-
-const EXPORTS: [string, string][] = [
-  ["bibtex", "BibTeX"],
-  ["ris", "RIS"],
-  ["csljson", "CSL-JSON"],
-];
 
 /** Where a rows table's forms post and link: the playground's, or a recent query's page. */
 export interface RowsTarget {
@@ -163,7 +158,7 @@ export function rowsSection(
   return html`<section aria-labelledby="results-title">
 <h2 id="results-title">Results</h2>
 <p class="hint">Query <code class="id">${result.queryId}</code>. Export the rows you own:
-${EXPORTS.map(([f, label], i) => html`${i ? " · " : ""}<a href="${exportHref(f)}" download>${label}</a>`)}</p>
+${EXPORT_LABELS.map(([f, label], i) => html`${i ? " · " : ""}<a href="${exportHref(f)}" download>${label}</a>`)}</p>
 ${result.warnings.map((message) => notice("warn", message))}
 ${view.quote ? confirmPanel(viewer, view.keys, view.quote, result, target) : ""}
 ${

@@ -7,6 +7,7 @@ import type { OpenedQuery } from "../../usecases/playground/playground.js";
 import type { UnlockQuote } from "../../usecases/playground/playgroundRules.js";
 import { type Viewer, credits, keyLabel, layout, notice, tableHead, when } from "./layout.js";
 import { rowsSection, unlockedNotice, type UnlockDone } from "./playgroundPage.js";
+import { EXPORT_LABELS } from "../../usecases/works/citationExport.js";
 
 /** The queries' first QUERY_TEXT_SHOWN characters are shown; the full text is the cell's title. */
 export const QUERY_TEXT_SHOWN = 120;
@@ -16,17 +17,10 @@ const queryTextCell = (text: string | null) => {
   return html`<td class="query-text" data-label="Query" title="${text}">${shown}</td>`;
 };
 
-/** The export formats the recent queries link to, with their labels. */
-const EXPORT_LINKS: [string, string][] = [
-  ["bibtex", "BibTeX"],
-  ["ris", "RIS"],
-  ["csljson", "CSL-JSON"],
-];
-
 /** How to re-fetch a query's results while they are kept: the curl command and the export links. */
 function refetchCell(q: RecentQuery, baseUrl: string): Html {
   const exportHref = (format: string) => `/dashboard/queries/${encodeURIComponent(q.queryId)}/export?format=${format}`;
-  const exports = EXPORT_LINKS.map(
+  const exports = EXPORT_LABELS.map(
     ([format, label], i) => html`${i > 0 ? " · " : ""}<a href="${exportHref(format)}" download>${label}</a>`,
   );
   const url = `${baseUrl}/api/v1/search/results/${q.queryId}`;

@@ -1,6 +1,6 @@
 // The usage page: a date range's spend, searches and tokens per day, by collection and by key, as charts across the
 // page, tables and CSV.
-import { csvCell, csvText } from "../../usecases/operator/ledgerCsv.js";
+import { csvCell, csvText } from "../../domain/csv.js";
 import { html, type Html, type HtmlValue } from "./html.js";
 import { stackedBarChart } from "./charts.js";
 import { formatCredits } from "../../domain/money.js";

@@ -6,12 +6,7 @@ import { layout, type Viewer } from "./layout.js";
 import type { GraphEntry, Work } from "../../usecases/works/works.js";
 import type { WorkView } from "../../usecases/playground/playground.js";
 import { workHref } from "./playgroundPage.js";
-
-const EXPORTS: [string, string][] = [
-  ["bibtex", "BibTeX"],
-  ["ris", "RIS"],
-  ["csljson", "CSL-JSON"],
-];
+import { EXPORT_LABELS } from "../../usecases/works/citationExport.js";
 
 /** The id a work's page and export open with: its DOI, else PMID, else OpenAlex id, else the document's id. */
 export const workIdOf = (w: Pick<Work, "ids">): string =>
@@ -60,7 +55,7 @@ export function workPage(viewer: Viewer, view: WorkView): Html {
 <dt>Identifiers</dt><dd class="wrap">${ids.map((x, i) => html`${i ? " · " : ""}${x}`)}</dd>
 <dt>Collections</dt><dd>${w.collections.join(", ")}</dd>
 </dl>
-<p class="hint">Export: ${EXPORTS.map(
+<p class="hint">Export: ${EXPORT_LABELS.map(
       ([f, label], i) => html`${i ? " · " : ""}<a href="${exportHref(f)}" download>${label}</a>`,
     )}</p>
 <p class="hint">Its text (the abstract, for most works) is what searches sell: a search's rows, or a preview's rows

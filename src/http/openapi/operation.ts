@@ -297,5 +297,6 @@ export const EXPORT_CONTENT: Record<string, Json> = {
   "application/x-bibtex": { schema: { type: "string" } },
   "application/x-research-info-systems": { schema: { type: "string" } },
   "application/vnd.citationstyles.csl+json": { schema: { type: "array", items: { type: "object" } } },
+  "text/csv": { schema: { type: "string" } },
 };
 export const OPERATOR_ERRORS = [401, 404, 422, 429];

@@ -96,7 +96,7 @@ function queryListRoutes(
       "/dashboard/queries/:queryId/export",
       "session",
       "dashboardQueryExport",
-      "One of the organization's kept searches (7 days) as BibTeX, RIS or CSL-JSON: one entry per work, in " +
+      "One of the organization's kept searches (7 days) as BibTeX, RIS, CSL-JSON or CSV: one entry per work, in " +
         "result order",
       {
         query: queryParameters(dashboardExportQuery),
@@ -258,7 +258,7 @@ function workRoutes(
       "/dashboard/works/export",
       "session",
       "dashboardWorkExport",
-      "A work as BibTeX, RIS or CSL-JSON, read as the key (POST /api/v1/works/batch?format=…)",
+      "A work as BibTeX, RIS, CSL-JSON or CSV, read as the key (POST /api/v1/works/batch?format=…)",
       {
         query: queryParameters(dashboardWorkExportQuery),
         response: { content: EXPORT_CONTENT },

@@ -246,7 +246,7 @@ export const SEARCH_ROUTES = [
       }),
       ...queryParameters(resultsExportQuery, {
         format:
-          "Export instead: one entry per work, in result order, as `bibtex`, `ris` or `csljson`: its " +
+          "Export instead: one entry per work, in result order, as `bibtex`, `ris`, `csljson` or `csv`: its " +
           "bibliographic fields, keywords and MeSH headings, DOI, PMID, PMCID and URL, and its integrity status " +
           "as a note, with its abstract where you paid for a row of it (a search's rows, a preview's unlocked " +
           "rows; a locked row exports without it). Free.",

@@ -54,10 +54,10 @@ export const WORKS_ROUTES = [
     description:
       "Free; one slot of the per-minute budget for the whole batch. Always 200 with one entry per id: the " +
       "work, or `{id, error: {code: WORK_NOT_FOUND, message}}`. With `format`, the found works as a BibTeX, " +
-      "RIS or CSL-JSON file instead (with each work's keywords and MeSH headings and its integrity status as a " +
+      "RIS, CSL-JSON or CSV file instead (with each work's keywords and MeSH headings and its integrity status as a " +
       "note; not its abstract, the text searches sell: export a search's results for the abstracts of its rows).",
     query: queryParameters(worksBatchQuery, {
-      format: "Answer the found works as a file: `bibtex`, `ris` or `csljson`.",
+      format: "Answer the found works as a file: `bibtex`, `ris`, `csljson` or `csv`.",
     }),
     body: "WorksBatchRequest",
     response: {
@@ -138,8 +138,8 @@ export const WORKS_ROUTES = [
     description: DESCRIPTIONS.getWork,
     query: queryParameters(worksBatchQuery, {
       format:
-        "Answer the work as a file: `bibtex`, `ris` or `csljson` (its keywords, MeSH headings and integrity note, " +
-        "as a batch exports it).",
+        "Answer the work as a file: `bibtex`, `ris`, `csljson` or `csv` (its keywords, MeSH headings and " +
+        "integrity note, as a batch exports it).",
     }),
     response: {
       content: { "application/json": { schema: ref("Work") }, ...EXPORT_CONTENT },

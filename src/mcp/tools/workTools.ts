@@ -113,9 +113,9 @@ export const exportResultsTool: ToolDefinition = {
   name: "export_results",
   cost: "free",
   description:
-    "Free. A kept search's works (7 days) as bibtex, ris or csljson text, with integrity notes, and abstracts of " +
-    "the rows paid for (a preview's unlocked rows).",
-  schemas: schema({ queryId: id, format: { enum: ["bibtex", "ris", "csljson"] } }, ["queryId", "format"]),
+    "Free. A kept search's works (7 days) as bibtex, ris, csljson or csv text, with integrity notes, and abstracts " +
+    "of the rows paid for (a preview's unlocked rows).",
+  schemas: schema({ queryId: id, format: { enum: ["bibtex", "ris", "csljson", "csv"] } }, ["queryId", "format"]),
   run: async ({ deps, auth }, args) => {
     const parsed = parseOr422(exportArgs, args);
     const queryId = queryIdOf(parsed);

@@ -1,4 +1,5 @@
 // The ledger as CSV for finance: one row per entry with the balance after it (CLI `ledger --csv` and the admin API).
+import { csvCell, csvText } from "../../domain/csv.js";
 
 export interface LedgerEntryView {
   time: string;
@@ -11,15 +12,6 @@ export interface LedgerEntryView {
   /** the X-Request-Id of the call that caused the line, where it recorded one */
   requestId: string | null;
 }
-
-/** A CSV cell: quoted when it holds a comma, a quote or a line break. */
-export const csvCell = (v: string | null) => (v === null ? "" : /[",\n\r]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v);
-
-/**
- * A cell of free text someone wrote (a key's name, a credit's reference): one a spreadsheet would run as a formula
- * (starting with =, +, -, @, a tab or a carriage return) is led by an apostrophe, so finance opens it as text.
- */
-export const csvText = (v: string | null) => csvCell(v !== null && /^[=+\-@\t\r]/.test(v) ? `'${v}` : v);
 
 export function ledgerCsv(entries: LedgerEntryView[]): string {
   return (

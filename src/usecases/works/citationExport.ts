@@ -1,12 +1,14 @@
-// Exports works to the formats reference managers and screening tools read: BibTeX, RIS and CSL-JSON. One entry per
-// work in the order given: its bibliographic fields, abstract, keywords and MeSH headings, identifiers, and its
-// integrity status as a note. Every value is escaped for its format (BibTeX authors included). Pure.
+// Exports works to the formats reference managers and screening tools read: BibTeX, RIS, CSL-JSON and CSV (a
+// spreadsheet to screen in). One entry per work in the order given: its bibliographic fields, abstract, keywords and
+// MeSH headings, identifiers, and its integrity status as a note. Every value is escaped for its format (BibTeX
+// authors included; a CSV cell a spreadsheet would run as a formula is opened as text). Pure.
 import { createHash } from "node:crypto";
 import { resolvingUrl } from "../../domain/identifiers.js";
 import type { Integrity } from "../../domain/integrity.js";
 import { addWork, seenWork } from "../../retrieval/rowSelection.js";
+import { csvCell, csvText } from "../../domain/csv.js";
 
-export type ExportFormat = "bibtex" | "ris" | "csljson";
+export type ExportFormat = "bibtex" | "ris" | "csljson" | "csv";
 
 /** What an entry is made of: a work's bibliographic fields and identifiers. */
 export interface ExportWork {
@@ -36,9 +38,23 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   bibtex: "application/x-bibtex; charset=utf-8",
   ris: "application/x-research-info-systems; charset=utf-8",
   csljson: "application/vnd.citationstyles.csl+json; charset=utf-8",
+  csv: "text/csv; charset=utf-8",
 };
 
-export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = { bibtex: "bib", ris: "ris", csljson: "json" };
+/** Each format and the name a person knows it by, in the order pages offer them. */
+export const EXPORT_LABELS: readonly (readonly [ExportFormat, string])[] = [
+  ["bibtex", "BibTeX"],
+  ["ris", "RIS"],
+  ["csljson", "CSL-JSON"],
+  ["csv", "CSV"],
+];
+
+export const EXPORT_EXTENSIONS: Record<ExportFormat, string> = {
+  bibtex: "bib",
+  ris: "ris",
+  csljson: "json",
+  csv: "csv",
+};
 
 export function exportWorks(format: ExportFormat, works: readonly ExportWork[]): string {
   switch (format) {
@@ -48,7 +64,59 @@ export function exportWorks(format: ExportFormat, works: readonly ExportWork[]):
       return ris(works);
     case "csljson":
       return `${JSON.stringify(works.map(cslItem), null, 2)}\n`;
+    case "csv":
+      return csv(works);
   }
+}
+
+const CSV_COLUMNS = [
+  "title",
+  "authors",
+  "year",
+  "publication_date",
+  "journal",
+  "publisher",
+  "issn",
+  "article_type",
+  "doi",
+  "pmid",
+  "pmcid",
+  "url",
+  "integrity",
+  "integrity_note",
+  "keywords",
+  "abstract",
+] as const;
+
+/**
+ * CSV (RFC 4180: CRLF, quoted where needed), a header row and one row per work, for screening in a spreadsheet or a
+ * screening tool: authors, ISSNs and terms (keywords, then MeSH headings) joined by "; ". Text from the source that a
+ * spreadsheet would run as a formula is led by an apostrophe (csvText). A byte-order mark leads the file, so a
+ * spreadsheet reads it as UTF-8.
+ */
+function csv(works: readonly ExportWork[]): string {
+  const rows = works.map((w) => {
+    const cells: Record<(typeof CSV_COLUMNS)[number], string | null> = {
+      title: w.title,
+      authors: w.authors.join("; ") || null,
+      year: dateParts(w.publication_date)?.[0]?.toString() ?? null,
+      publication_date: w.publication_date,
+      journal: w.journal,
+      publisher: w.publisher,
+      issn: w.issn.join("; ") || null,
+      article_type: w.article_type,
+      doi: w.doi,
+      pmid: w.pmid,
+      pmcid: w.pmcid,
+      url: linkOf(w),
+      integrity: w.integrity?.status ?? null,
+      integrity_note: integrityNote(w.integrity),
+      keywords: terms(w).join("; ") || null,
+      abstract: w.abstract,
+    };
+    return CSV_COLUMNS.map((c) => csvText(cells[c])).join(",");
+  });
+  return `\uFEFF${[CSV_COLUMNS.map(csvCell).join(","), ...rows].join("\r\n")}\r\n`;
 }
 
 /** Words that begin a family name: "Stan Van Uum", "Ludwig van Beethoven", "Maria de la Cruz", "Ali bin Hassan". */
