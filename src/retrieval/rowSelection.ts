@@ -79,6 +79,19 @@ export function titleKeysOf(metadata: { title?: unknown; publication_date?: unkn
   return [`title\u0000${title}\u0000${year}`, `title\u0000${title}\u0000${year + 1}`];
 }
 
+/** A row whose metadata may carry its work's title and year. */
+type TitledRow = DocumentRow & { metadata: { title?: unknown; publication_date?: unknown } };
+
+/**
+ * The keys one_per_document tells a row's work by: every key the work is known by (workKeysOf), and its title and year
+ * (titleKeysOf), so a reprint under its own DOI, or a second record of one study, is the same document and sold once.
+ */
+export const documentKeysOf = (row: TitledRow): string[] => [...workKeysOf(row), ...titleKeysOf(row.metadata)];
+
+/** Whether a document of `seen` (the documentKeysOf keys of the rows delivered so far) is this row's. */
+export const seenDocument = (seen: ReadonlySet<string>, row: TitledRow): boolean =>
+  documentKeysOf(row).some((key) => seen.has(key));
+
 /** Whether a work of `seen` (the keys of the works met so far, addWork) is this row's. */
 export const seenWork = (seen: ReadonlySet<string>, row: DocumentRow): boolean =>
   workKeysOf(row).some((key) => seen.has(key));
@@ -156,12 +169,14 @@ export const EVERY_ROW: RowSelection = { minRelevance: 0, onePerDocument: false 
  * The rows delivered from `ranked` (best first): the first `limit`, one per document when asked; then those whose
  * relevance is below the threshold are held back and counted. A row without a score passes no threshold above 0.
  */
-export function selectRows<T extends DocumentRow & { relevance: number | null }>(
+export function selectRows<T extends TitledRow & { relevance: number | null }>(
   ranked: readonly T[],
   selection: RowSelection,
   limit: number,
 ): { rows: T[]; belowMinRelevance: number } {
-  const listed = selection.onePerDocument ? firstPerDocument(ranked, (row) => row, limit) : ranked.slice(0, limit);
+  const listed = selection.onePerDocument
+    ? firstPerDocument(ranked, (row) => row, limit, documentKeysOf)
+    : ranked.slice(0, limit);
   if (selection.minRelevance <= 0) return { rows: listed, belowMinRelevance: 0 };
   const rows = listed.filter((row) => meetsMinRelevance(row.relevance, selection.minRelevance));
   return { rows, belowMinRelevance: listed.length - rows.length };

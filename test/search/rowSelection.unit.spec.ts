@@ -84,6 +84,27 @@ describe("selectRows", () => {
     ]);
   });
 
+  it("sells one study's records under one title once: a reprint under its own DOI, a year later", () => {
+    const title =
+      "Treating co-occurring Axis I disorders in recurrently suicidal women with borderline personality disorder";
+    const titled = (r: ReturnType<typeof row>, t: string, date: string) => ({
+      ...r,
+      metadata: { ...r.metadata, title: t, publication_date: date },
+    });
+    const rows = [
+      titled(row("reprint", "W2", 0.9, "openalex-synergy", "10.1037/1949-2715.s.1.35"), title.toUpperCase(), "2009"),
+      titled(row("original", "W1", 0.8, "openalex-synergy", "10.1037/a0014044"), `${title}.`, "2008-11-30"),
+      titled(row("other", "W3", 0.7, "openalex-synergy", "10.1/other"), "Another trial of therapy for adults", "2009"),
+      // the same title years apart is another work (a review and its update)
+      titled(row("update", "W4", 0.6, "openalex-synergy", "10.1/update"), title, "2014-01-01"),
+    ];
+    const one = { minRelevance: 0, onePerDocument: true };
+    expect(ids(selectRows(rows, one, 10).rows)).toEqual(["reprint", "other", "update"]);
+    expect(ids(selectRows(rows, one, 2).rows)).toEqual(["reprint", "other"]);
+    // without one_per_document every record is a row
+    expect(selectRows(rows, EVERY_ROW, 10).rows).toHaveLength(4);
+  });
+
   it("passes no row without a score through a threshold above 0", () => {
     expect(selectRows([row("n", "N", null)], { minRelevance: 0.01, onePerDocument: false }, 5)).toEqual({
       rows: [],

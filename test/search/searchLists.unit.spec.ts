@@ -116,6 +116,16 @@ describe("cursors", () => {
     expect(second.documents.size).toBe(4);
     expect(second.number).toBe(3);
     expect(exclusionAfter(pageStateOf("fp", undefined, true, false), [row("a", "1")], false).documents.size).toBe(0);
+    // a titled work is also kept by its title and year, so a later page never sells its reprint under another DOI
+    const titled = { ...row("t", "4", "10.1/t"), metadata: { doc_id: "4", doi: "10.1/t" } };
+    Object.assign(titled.metadata, { title: "One randomized trial of a therapy for women", publication_date: "2008" });
+    const third = exclusionAfter(pageStateOf("fp", second, true, true), [titled], true);
+    expect([...third.documents].slice(4)).toEqual([
+      "scifact\u00004",
+      "doi\u000010.1/t",
+      "title\u0000one randomized trial of a therapy for women\u00002008",
+      "title\u0000one randomized trial of a therapy for women\u00002009",
+    ]);
   });
 
   it("derives the next page id from the page before and the key alone (a key continues a cursor once)", () => {

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { Rejection } from "../../domain/rejection.js";
 import { unknownSearchCursor } from "../../domain/cursors.js";
-import { workKeysOf, type DocumentRow } from "../../retrieval/rowSelection.js";
+import { documentKeysOf, type DocumentRow } from "../../retrieval/rowSelection.js";
 
 /**
  * How deep a list goes: a cursor continues a ranked list while fewer than this many of its chunks were read, and a
@@ -20,7 +20,10 @@ export interface PageState {
   number: number;
   /** ids of the rows delivered on the pages before this one */
   earlierIds: string[];
-  /** the works (each by every key, workKeysOf) delivered on the pages before this one, kept when one per document */
+  /**
+   * the works (each by every key and its title and year, documentKeysOf) delivered on the pages before this one, kept
+   * when one per document
+   */
   earlierDocuments?: string[];
   /** whether this page's response offered a cursor */
   continues: boolean;
@@ -129,12 +132,12 @@ export function assertContinues(
 /** What the next page leaves out: the earlier pages' rows and those of the page the cursor came from. */
 export function exclusionAfter(
   page: PageState,
-  rows: readonly (DocumentRow & { id: string })[],
+  rows: readonly (DocumentRow & { id: string; metadata: { title?: unknown; publication_date?: unknown } })[],
   onePerDocument: boolean,
 ): PageExclusion {
   return {
     ids: new Set([...page.earlierIds, ...rows.map((r) => r.id)]),
-    documents: new Set(onePerDocument ? [...(page.earlierDocuments ?? []), ...rows.flatMap(workKeysOf)] : []),
+    documents: new Set(onePerDocument ? [...(page.earlierDocuments ?? []), ...rows.flatMap(documentKeysOf)] : []),
     number: page.number + 1,
   };
 }

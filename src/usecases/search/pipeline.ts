@@ -25,7 +25,8 @@ import { absentFieldWarnings } from "./absentFields.js";
 import { needsVector, searchCollections, withinWorks, type CollectionSearch } from "./collectionSearch.js";
 import { withoutRetracted, type LiveRetractions } from "../../ingest/liveRetractions.js";
 import {
-  seenWork,
+  documentKeysOf,
+  seenDocument,
   EVERY_ROW,
   firstPerDocument,
   selectRows,
@@ -352,7 +353,7 @@ async function rankedRows(
   const rowsOf = (merged: readonly MergedHit[]) => withoutRepeatedPassages(merged.map(rowOf));
   const page = input.page;
   const earlier = page
-    ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && seenWork(page.documents, row))
+    ? (row: CachedRow) => page.ids.has(row.id) || (selection.onePerDocument && seenDocument(page.documents, row))
     : undefined;
   // each list's best: its first row when it reached the merged rows (relevance rises with the score within a list)
   const best = new Map(wholeBest);
@@ -387,8 +388,9 @@ async function rankedRows(
     if (!page && !selection.onePerDocument && (rows.length >= input.limit || ended)) return { rows, ended, best };
     const belowThreshold = last !== undefined && !meetsMinRelevance(last.relevance, selection.minRelevance);
     const enough =
-      (selection.onePerDocument ? firstPerDocument(rows, (row) => row, input.limit).length : rows.length) >=
-      input.limit;
+      (selection.onePerDocument
+        ? firstPerDocument(rows, (row) => row, input.limit, documentKeysOf).length
+        : rows.length) >= input.limit;
     if (ended || belowThreshold || enough) return { rows, ended, best };
     depth = Math.min(maxDepth, depth * 3);
   }
@@ -397,7 +399,7 @@ async function rankedRows(
 /** Whether rows remain in `ranked` beyond the `delivered` first ones (one per document: another document). */
 function rowsBeyond(ranked: readonly CachedRow[], deliveredCount: number, selection: RowSelection): boolean {
   return selection.onePerDocument
-    ? firstPerDocument(ranked, (row) => row, deliveredCount + 1).length > deliveredCount
+    ? firstPerDocument(ranked, (row) => row, deliveredCount + 1, documentKeysOf).length > deliveredCount
     : ranked.length > deliveredCount;
 }
 
@@ -481,7 +483,7 @@ export function shapeList(ranked: CachedRow[], input: SearchRequestInput, paying
     candidates = sortRows(relevant, input.sort);
     if (page)
       candidates = candidates.filter(
-        (r) => !page.ids.has(r.id) && !(selection.onePerDocument && seenWork(page.documents, r)),
+        (r) => !page.ids.has(r.id) && !(selection.onePerDocument && seenDocument(page.documents, r)),
       );
   }
   // only the rows delivered are priced into the charge: those held back by the threshold or as a document's second
