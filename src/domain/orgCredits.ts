@@ -1,7 +1,7 @@
 // The organization decider's credit commands: creating the organization, adding credits and refunding. Pure.
 import type { DomainEvent } from "./events.js";
 import { formatCredits } from "./money.js";
-import type { OrgCommandOf, OrgState } from "./organization.js";
+import type { EarlierMoneyEvent, OrgCommandOf, OrgState } from "./organization.js";
 import { Rejection } from "./rejection.js";
 
 export function createOrganization(
@@ -34,8 +34,35 @@ function assertBalanceRoom(command: { amountMicros: bigint }, state: OrgState): 
   );
 }
 
+/**
+ * Whether a credit or refund was made already under its idempotency key: true for the same command (a retry: nothing
+ * more is appended), 422 IDEMPOTENCY_KEY_REUSED for another (the key names one credit or refund, never two).
+ */
+function alreadyMade(
+  command: { amountMicros: bigint; reference: string; queryId?: string | null; earlier?: EarlierMoneyEvent | null },
+  type: EarlierMoneyEvent["type"],
+): boolean {
+  const { earlier } = command;
+  if (!earlier) return false;
+  if (
+    earlier.type === type &&
+    earlier.amountMicros === command.amountMicros.toString() &&
+    earlier.reference === command.reference &&
+    earlier.queryId === (command.queryId ?? null)
+  )
+    return true;
+  const what = earlier.type === "CreditsAdded" ? "credit" : "refund";
+  throw new Rejection(
+    "IDEMPOTENCY_KEY_REUSED",
+    `Idempotency-Key was used for a ${what} of ${formatCredits(BigInt(earlier.amountMicros), 6)} credits ` +
+      `(reference "${earlier.reference}"); nothing moved. Send a new key for another credit or refund, or the same ` +
+      "request to retry that one",
+  );
+}
+
 export function addCredits(command: OrgCommandOf<"AddCredits">, state: OrgState): DomainEvent[] {
   if (command.amountMicros <= 0n) throw new Rejection("VALIDATION_ERROR", "amount must be greater than zero");
+  if (alreadyMade(command, "CreditsAdded")) return [];
   assertBalanceRoom(command, state);
   return [
     {
@@ -47,6 +74,16 @@ export function addCredits(command: OrgCommandOf<"AddCredits">, state: OrgState)
 
 export function issueRefund(command: OrgCommandOf<"IssueRefund">, state: OrgState): DomainEvent[] {
   if (command.amountMicros <= 0n) throw new Rejection("VALIDATION_ERROR", "amount must be greater than zero");
+  if (alreadyMade(command, "RefundIssued")) return [];
+  if (command.queryId === null && command.amountMicros > (command.refundableMicros ?? 0n)) {
+    // a refund gives back what was paid: more than the organization ever paid (net of refunds) is a grant
+    throw new Rejection(
+      "VALIDATION_ERROR",
+      `amount: the organization has paid ${formatCredits(command.refundableMicros ?? 0n, 6)} credits in all, less ` +
+        "earlier refunds, and a refund gives back at most that; nothing moved. To give credits beyond what was paid, " +
+        "add them as a credit instead",
+    );
+  }
   if (command.queryId !== null) {
     // a refund tied to a query gives back what that query cost, at most: the ledger line must be true to its query
     if (command.refundableMicros === null)

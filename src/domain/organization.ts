@@ -52,10 +52,12 @@ export interface UnlockRowPrice {
 
 export type OrgCommand =
   | ({ type: "CreateOrganization"; orgId: string; name: string; limits: OrgLimits } & BillingSettings)
-  | { type: "AddCredits"; amountMicros: bigint; reference: string }
+  /** `earlier`: what a credit or refund sent before with the same idempotency key appended (null: none) */
+  | { type: "AddCredits"; amountMicros: bigint; reference: string; earlier?: EarlierMoneyEvent | null }
   /**
-   * `refundableMicros`, for a refund tied to a query: what the organization paid for it (charge and unlocks) less what
-   * was refunded for it already, or null when the organization paid nothing for that query
+   * `refundableMicros`: for a refund tied to a query, what the organization paid for it (charge and unlocks) less what
+   * was refunded for it already, or null when the organization paid nothing for that query; for a refund tied to none,
+   * what the organization paid in all less every refund
    */
   | {
       type: "IssueRefund";
@@ -63,6 +65,7 @@ export type OrgCommand =
       reference: string;
       queryId: string | null;
       refundableMicros: bigint | null;
+      earlier?: EarlierMoneyEvent | null;
     }
   | {
       type: "ChargeSearch";
@@ -88,6 +91,14 @@ export type OrgCommand =
   | { type: "ResumeBilling" };
 
 /** One command of the union, by its type: what a family's decide function takes. */
+/** A credit or refund as its event recorded it, to tell a retry (the same command) from another use of its key. */
+export interface EarlierMoneyEvent {
+  type: "CreditsAdded" | "RefundIssued";
+  amountMicros: string;
+  reference: string;
+  queryId: string | null;
+}
+
 export type OrgCommandOf<T extends OrgCommand["type"]> = Extract<OrgCommand, { type: T }>;
 
 /** Sums tokens x price per collection and rounds once per collection, half-up, to whole micro-credits. */

@@ -861,6 +861,8 @@ export const operatorListQuery = z.strictObject({
 export const operatorCreditsForm = creditsBody.extend({
   reference: z.string().max(200).optional(),
   _csrf: z.string().max(200).optional(),
+  /** the credit's own name, drawn when the page was made: the form sent twice adds it once */
+  idempotency_key: z.string().min(1).max(255).optional(),
 });
 const formLimit = z.union([
   z.number().int().min(0),

@@ -289,9 +289,20 @@ describe("the dashboard in Chromium", () => {
       const before = parseCredits((await page.locator("#balance").textContent())!.replace(" credits", ""))!;
       await page.getByLabel("Amount in credits").fill("10");
       await page.getByLabel("Reference").fill("invoice 2031-114");
+      const creditsForm = page.locator("form[action$='/credits']");
+      const sent = {
+        amount: "10",
+        reference: "invoice 2031-114",
+        _csrf: (await creditsForm.locator("input[name=_csrf]").getAttribute("value"))!,
+        idempotency_key: (await creditsForm.locator("input[name=idempotency_key]").getAttribute("value"))!,
+      };
       await page.getByRole("button", { name: "Add credits" }).click();
       await page.waitForURL(`**/dashboard/operator/orgs/${orgId}?done=credits`);
       expect(await page.getByRole("status").first().textContent()).toBe("Credits added.");
+      // the same form sent again (a double click, a resubmit) adds nothing more
+      const resent = await page.request.post(`/dashboard/operator/orgs/${orgId}/credits`, { form: sent });
+      expect(resent.status()).toBeLessThan(400);
+      await page.reload();
       expect(parseCredits((await page.locator("#balance").textContent())!.replace(" credits", ""))).toBe(
         before + 10_000_000n,
       );

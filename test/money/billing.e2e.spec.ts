@@ -596,6 +596,38 @@ describe("audit, reconciliation and replay", () => {
       "VALIDATION_ERROR",
     );
     expect(await ops.balance(org.id)).toBe(beforeBad);
+    // a refund tied to no query gives back at most what the organization paid in all, less every refund: the
+    // stranger paid for one search
+    const strangerRefund = (amount: string) =>
+      call("POST", `/admin/v1/organizations/${stranger.id}/refunds`, {
+        admin,
+        body: { amount, reference: "goodwill" },
+      });
+    const strangerPaid = parseCredits(strangerSearch.headers.get("x-query-cost")!)!;
+    expect((await strangerRefund(formatCredits(strangerPaid + 1n, 6))).body.error.message).toBe(
+      `amount: the organization has paid ${formatCredits(strangerPaid, 6)} credits in all, less earlier refunds, and ` +
+        "a refund gives back at most that; nothing moved. To give credits beyond what was paid, add them as a credit " +
+        "instead",
+    );
+    expect((await strangerRefund(formatCredits(strangerPaid, 6))).status).toBe(200);
+    expect((await strangerRefund("0.000001")).status).toBe(422);
+    // an operator's credit sent twice with one Idempotency-Key moves money once; the key with another amount, never
+    const strangerBalance = await ops.balance(stranger.id);
+    const credit = (amount: string) =>
+      call("POST", `/admin/v1/organizations/${stranger.id}/credits`, {
+        admin,
+        body: { amount, reference: "INV-1001" },
+        headers: { "Idempotency-Key": "fin-credit-0001" },
+      });
+    const [once, again] = [await credit("0.500000"), await credit("0.500000")];
+    expect([once.status, once.headers.get("idempotency-status"), again.headers.get("idempotency-status")]).toEqual([
+      200,
+      "created",
+      "replayed",
+    ]);
+    expect(again.body).toEqual(once.body);
+    expect((await credit("0.600000")).body.error.code).toBe("IDEMPOTENCY_KEY_REUSED");
+    expect(parseCredits(await ops.balance(stranger.id))).toBe(parseCredits(strangerBalance)! + 500_000n);
     const rec = await call("GET", `/admin/v1/organizations/${org.id}/reconciliation?from=${day1}&to=${day2}`, {
       admin,
     });

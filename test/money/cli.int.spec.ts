@@ -16,7 +16,7 @@ function cli(dataDir: string, ...args: string[]) {
 }
 
 describe("litsearch CLI: money commands", () => {
-  it("sets billing settings and prices, refunds, and reconciles with zero discrepancies", () => {
+  it("sets billing settings and prices, refuses to refund what was never paid, reconciles with no discrepancy", () => {
     const dataDir = tempDir("litsearch-cli-money-");
     const created = cli(
       dataDir,
@@ -56,7 +56,13 @@ describe("litsearch CLI: money commands", () => {
     });
     expect(cli(dataDir, "price", "set", org.id, "biomedical", "0.045").code).toBe(1);
     expect(JSON.parse(cli(dataDir, "credits", "add", org.id, "10.00").out)).toEqual({ balance: "10.000000" });
-    expect(JSON.parse(cli(dataDir, "refund", org.id, "0.50", "--reference", "goodwill").out)).toEqual({
+    // nothing was paid yet, so there is nothing to refund: a grant is a credit
+    const refused = cli(dataDir, "refund", org.id, "0.50", "--reference", "goodwill");
+    expect([refused.code, refused.out + refused.err]).toEqual([
+      1,
+      expect.stringContaining("has paid 0.000000 credits"),
+    ]);
+    expect(JSON.parse(cli(dataDir, "credits", "add", org.id, "0.50", "--reference", "goodwill").out)).toEqual({
       balance: "10.500000",
     });
     const rec = cli(dataDir, "reconcile");
@@ -68,7 +74,7 @@ describe("litsearch CLI: money commands", () => {
       closingBalance: string;
       ok: boolean;
     }[];
-    expect(report).toMatchObject({ credits: "10.000000", refunds: "0.500000", closingBalance: "10.500000", ok: true });
+    expect(report).toMatchObject({ credits: "10.500000", refunds: "0.000000", closingBalance: "10.500000", ok: true });
     const replay = cli(dataDir, "replay");
     expect(replay.code).toBe(0);
     expect(replay.out).toMatch(/equal\s+price_overrides/);

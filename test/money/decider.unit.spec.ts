@@ -361,7 +361,7 @@ describe("organization decider: modes, trial allowance, quota", () => {
       .when({ type: "AddCredits", amountMicros: 5n, reference: "top-up" })
       .then([{ type: "CreditsAdded", data: { orgId: "org_1", amountMicros: "5", reference: "top-up" } }]);
     given(base)
-      .when({ type: "IssueRefund", amountMicros: 5n, reference: "goodwill", queryId: null, refundableMicros: null })
+      .when({ type: "IssueRefund", amountMicros: 5n, reference: "goodwill", queryId: null, refundableMicros: 5n })
       .then([
         { type: "RefundIssued", data: { orgId: "org_1", amountMicros: "5", reference: "goodwill", queryId: null } },
       ]);
@@ -385,8 +385,64 @@ describe("organization decider: modes, trial allowance, quota", () => {
         "balance holds; nothing was added",
     );
     given(full)
-      .when({ type: "IssueRefund", amountMicros: 1_001n, reference: "x", queryId: null, refundableMicros: null })
+      .when({ type: "IssueRefund", amountMicros: 1_001n, reference: "x", queryId: null, refundableMicros: most })
       .thenRefuses("VALIDATION_ERROR");
+  });
+
+  it("refunds without a query at most what the organization paid in all, less every refund: more is a grant", () => {
+    const untied = (amountMicros: bigint, refundableMicros: bigint | null) =>
+      given(base).when({ type: "IssueRefund", amountMicros, reference: "goodwill", queryId: null, refundableMicros });
+    untied(30n, 30n).thenMatches([{ type: "RefundIssued" }]);
+    expect(untied(31n, 30n).thenRefuses("VALIDATION_ERROR").message).toBe(
+      "amount: the organization has paid 0.000030 credits in all, less earlier refunds, and a refund gives back at " +
+        "most that; nothing moved. To give credits beyond what was paid, add them as a credit instead",
+    );
+    // an organization that never paid is refunded nothing
+    untied(1n, 0n).thenRefuses("VALIDATION_ERROR");
+    untied(1n, null).thenRefuses("VALIDATION_ERROR");
+  });
+
+  it("makes a credit or refund once per idempotency key: the same again appends nothing, another is refused", () => {
+    const earlier = { type: "CreditsAdded" as const, amountMicros: "500", reference: "INV-1001", queryId: null };
+    given(base).when({ type: "AddCredits", amountMicros: 500n, reference: "INV-1001", earlier }).then([]);
+    const other = given(base).when({ type: "AddCredits", amountMicros: 600n, reference: "INV-1001", earlier });
+    expect(other.thenRefuses("IDEMPOTENCY_KEY_REUSED").message).toBe(
+      'Idempotency-Key was used for a credit of 0.000500 credits (reference "INV-1001"); nothing moved. Send a new ' +
+        "key for another credit or refund, or the same request to retry that one",
+    );
+    // a key names one movement: a refund under a credit's key is refused, even with the same amount
+    given(base)
+      .when({
+        type: "IssueRefund",
+        amountMicros: 500n,
+        reference: "INV-1001",
+        queryId: null,
+        refundableMicros: 10_000n,
+        earlier,
+      })
+      .thenRefuses("IDEMPOTENCY_KEY_REUSED");
+    // a refund retried after it used up what was refundable is the same refund, not a refusal
+    const refunded = { type: "RefundIssued" as const, amountMicros: "30", reference: "x", queryId: "q1" };
+    given(base)
+      .when({
+        type: "IssueRefund",
+        amountMicros: 30n,
+        reference: "x",
+        queryId: "q1",
+        refundableMicros: 0n,
+        earlier: refunded,
+      })
+      .then([]);
+    given(base)
+      .when({
+        type: "IssueRefund",
+        amountMicros: 30n,
+        reference: "x",
+        queryId: "q2",
+        refundableMicros: 30n,
+        earlier: refunded,
+      })
+      .thenRefuses("IDEMPOTENCY_KEY_REUSED");
   });
 
   it("refunds a query at most its cost less what was refunded, and only a query the organization paid for", () => {

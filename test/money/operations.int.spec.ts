@@ -39,8 +39,38 @@ describe("operator credits and refunds", () => {
       /^VALIDATION_ERROR: amount must be a non-negative decimal string/,
     );
     expect(await eventCount()).toBe(before);
-    expect(await operations.addCredits(org.id, "2.50")).toEqual({ balance: "2.500000" });
-    expect(await operations.issueRefund(org.id, "0.000001")).toEqual({ balance: "2.500001" });
+    expect(await operations.addCredits(org.id, "2.50")).toEqual({ balance: "2.500000", replayed: false });
+    // nothing paid yet: a refund tied to no query gives back at most what was paid, so none
+    expect(await refusal(operations.issueRefund(org.id, "0.000001"))).toMatch(
+      /^VALIDATION_ERROR: amount: the organization has paid 0\.000000 credits in all/,
+    );
+    expect(await eventCount()).toBe(before + 1);
+  });
+
+  it("moves money once per Idempotency-Key: a retry adds nothing, the key with another amount is refused", async () => {
+    const org = await operations.createOrganization({ name: "Retries", billingMode: "live" });
+    const first = await operations.addCredits(org.id, "0.50", "INV-1001", "fin-credit-0001");
+    expect(first).toEqual({ balance: "0.500000", replayed: false });
+    const before = await eventCount();
+    expect(await operations.addCredits(org.id, "0.50", "INV-1001", "fin-credit-0001")).toEqual({
+      balance: "0.500000",
+      replayed: true,
+    });
+    expect(await refusal(operations.addCredits(org.id, "0.75", "INV-1001", "fin-credit-0001"))).toMatch(
+      /^IDEMPOTENCY_KEY_REUSED: Idempotency-Key was used for a credit of 0\.500000 credits/,
+    );
+    // a refund under the credit's key is another movement: refused
+    expect(await refusal(operations.issueRefund(org.id, "0.50", "INV-1001", undefined, "fin-credit-0001"))).toMatch(
+      /^IDEMPOTENCY_KEY_REUSED/,
+    );
+    expect(await eventCount()).toBe(before);
+    // the same key in another organization is its own
+    const other = await operations.createOrganization({ name: "Other", billingMode: "live" });
+    expect(await operations.addCredits(other.id, "0.50", "INV-1001", "fin-credit-0001")).toEqual({
+      balance: "0.500000",
+      replayed: false,
+    });
+    expect(await refusal(operations.addCredits(org.id, "1", undefined, ""))).toMatch(/Idempotency-Key must be 1 to/);
   });
 });
 

@@ -82,7 +82,7 @@ export function organizationCommands({
       return 0;
     },
     "credits add": async () => {
-      print(await ops.addCredits(rest[0] ?? "", rest[1] ?? "", values.reference));
+      print({ balance: (await ops.addCredits(rest[0] ?? "", rest[1] ?? "", values.reference)).balance });
       return 0;
     },
     "key create": async () => {
@@ -140,7 +140,9 @@ export function organizationCommands({
       return 0;
     },
     refund: async () => {
-      print(await ops.issueRefund(sub ?? "", rest[0] ?? "", values.reference, values["query-id"]));
+      print({
+        balance: (await ops.issueRefund(sub ?? "", rest[0] ?? "", values.reference, values["query-id"])).balance,
+      });
       return 0;
     },
   };

@@ -1,5 +1,6 @@
 // The operator's pages: every organization with its balance and reconciliation, the catalogue, and one
 // organization's page with the operator's actions.
+import { randomUUID } from "node:crypto";
 import { html, type Html } from "./html.js";
 import type { ConsoleData } from "../../usecases/dashboard/consoleData.js";
 import type { CollectionsAdminList, CollectionVectors } from "../../usecases/collections/manageCollections.js";
@@ -178,6 +179,7 @@ ${org.suspended ? notice("error", SUSPENDED_NOTICE) : ""}
 <form method="post" action="${base}/credits" class="grid" aria-labelledby="credits-title">
   <h3 id="credits-title">Add credits</h3>
   ${csrfField(viewer.csrfToken)}
+  <input type="hidden" name="idempotency_key" value="${randomUUID()}">
   <label for="credit-amount">Amount in credits</label><input id="credit-amount" name="amount" inputmode="decimal"
     required pattern="\\d{1,12}(\\.\\d{1,6})?" placeholder="25.000000">
   <label for="credit-reference">Reference</label><input id="credit-reference" name="reference" maxlength="200"

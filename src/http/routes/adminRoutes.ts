@@ -1,5 +1,6 @@
 // /admin/v1: the operator API. Paths and shapes are fixed; other tools depend on them. Each route is declared once with
 // its OpenAPI words and its access, the operator token (and the per-IP limiter in front of it).
+import type { Context } from "koa";
 import { ApiError } from "../../wire/errors.js";
 import {
   parseOr422,
@@ -66,6 +67,25 @@ function operatorRoute(
   });
 }
 
+/** The Idempotency-Key of an operator's credit or refund. */
+const MONEY_IDEMPOTENCY_KEY = {
+  name: "Idempotency-Key",
+  in: "header" as const,
+  required: false,
+  description:
+    "Names this credit or refund (1 to 255 characters; one namespace per organization, shared by credits and " +
+    "refunds). A retry with the same key and body adds nothing more and answers the balance now " +
+    "(Idempotency-Status: replayed); the key sent with another amount, reference, query or kind is 422 " +
+    "IDEMPOTENCY_KEY_REUSED and moves nothing. Without it, every call moves money.",
+  schema: { type: "string" },
+};
+
+/** A credit's or refund's answer: the balance, and the Idempotency-Status of a keyed call. */
+function moneyAnswer(ctx: Context, keyed: boolean, outcome: { balance: string; replayed: boolean }): void {
+  if (keyed) ctx.set("Idempotency-Status", outcome.replayed ? "replayed" : "created");
+  ctx.body = { balance: outcome.balance };
+}
+
 const reconciliation = queryParameters(reconciliationQuery, {
   from: "First day (UTC), inclusive.",
   to: "Last day (UTC), inclusive.",
@@ -126,10 +146,13 @@ const ORGANIZATION_ROUTES = [
     {
       body: "CreditsRequest",
       response: "Balance",
+      headerParameters: [MONEY_IDEMPOTENCY_KEY],
+      headers: ["Idempotency-Status"],
     },
     async (ctx, { operations: ops }) => {
       const body = parseOr422(creditsBody, ctx.request.body);
-      ctx.body = await ops.addCredits(ctx.params.orgId!, body.amount, body.reference);
+      const key = ctx.request.headers["idempotency-key"] !== undefined ? ctx.get("Idempotency-Key") : undefined;
+      moneyAnswer(ctx, key !== undefined, await ops.addCredits(ctx.params.orgId!, body.amount, body.reference, key));
     },
   ),
   operatorRoute(
@@ -142,12 +165,17 @@ const ORGANIZATION_ROUTES = [
       response: "Balance",
       description:
         "With `queryId`: at most what that query cost the organization (its charge and unlocks) less the " +
-        "refunds already tied to it, and only a query the organization paid for; otherwise 422 and nothing " +
-        "moves.",
+        "refunds already tied to it, and only a query the organization paid for. Without it: at most what the " +
+        "organization paid in all (charges and unlocks) less every refund; a grant beyond that is a credit. " +
+        "Otherwise 422 and nothing moves.",
+      headerParameters: [MONEY_IDEMPOTENCY_KEY],
+      headers: ["Idempotency-Status"],
     },
     async (ctx, { operations: ops }) => {
       const body = parseOr422(refundBody, ctx.request.body);
-      ctx.body = await ops.issueRefund(ctx.params.orgId!, body.amount, body.reference, body.queryId);
+      const key = ctx.request.headers["idempotency-key"] !== undefined ? ctx.get("Idempotency-Key") : undefined;
+      const outcome = await ops.issueRefund(ctx.params.orgId!, body.amount, body.reference, body.queryId, key);
+      moneyAnswer(ctx, key !== undefined, outcome);
     },
   ),
   operatorRoute(

@@ -807,9 +807,15 @@ function operatorOrganizationRoutes(deps: DashboardRouteDeps): DashboardRoute[] 
       "OperatorCreditsForm",
       "Balance",
     ),
-    operatorAction("credits", (ctx, orgId) => {
+    operatorAction("credits", async (ctx, orgId) => {
       const form = parseOr422(operatorCreditsForm, ctx.request.body);
-      return deps.operations.addCredits(orgId, form.amount, form.reference || undefined);
+      // the page's form names its credit once (idempotency_key), so a form sent twice adds it once; a script may send
+      // the API's Idempotency-Key header instead
+      const key =
+        form.idempotency_key ??
+        (ctx.request.headers["idempotency-key"] !== undefined ? ctx.get("Idempotency-Key") : undefined);
+      const { balance } = await deps.operations.addCredits(orgId, form.amount, form.reference || undefined, key);
+      return { balance };
     }),
   );
   on(

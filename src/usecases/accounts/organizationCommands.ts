@@ -1,7 +1,8 @@
 // The operator's and the dashboard's organization commands: create, billing settings, price overrides, credits,
 // refunds, limits, suspension.
 import type { Queryable } from "../../eventstore/db.js";
-import type { SqlPart } from "../../eventstore/eventStore.js";
+import { readByIdempotencyKey, type SqlPart } from "../../eventstore/eventStore.js";
+import type { EarlierMoneyEvent } from "../../domain/organization.js";
 import {
   DEFAULT_TRIAL_QUERIES,
   type Actor,
@@ -30,11 +31,98 @@ async function refundableOf(tx: Queryable, orgId: string, queryId: string): Prom
   return BigInt(row.paid) - BigInt(row.refunded);
 }
 
+/**
+ * What the organization paid in all (charges and unlocks) less every refund: the most a refund tied to no query gives.
+ */
+async function netPaidOf(tx: Queryable, orgId: string): Promise<bigint> {
+  const [row] = await tx.query<{ net: string }>(
+    "SELECT (charged_micros - refunded_micros)::text AS net FROM proj_balances WHERE org_id = $1",
+    [orgId],
+  );
+  return row ? BigInt(row.net) : 0n;
+}
+
+/** The credit or refund appended under `idempotencyKey` before, read in the command's transaction; null: none. */
+async function earlierMoneyEvent(tx: Queryable, idempotencyKey: string | undefined): Promise<EarlierMoneyEvent | null> {
+  if (idempotencyKey === undefined) return null;
+  for (const e of await readByIdempotencyKey(tx, idempotencyKey)) {
+    if (e.type === "CreditsAdded")
+      return { type: e.type, amountMicros: e.data.amountMicros, reference: e.data.reference, queryId: null };
+    if (e.type === "RefundIssued")
+      return { type: e.type, amountMicros: e.data.amountMicros, reference: e.data.reference, queryId: e.data.queryId };
+  }
+  return null;
+}
+
+/** A credit's or refund's outcome: the balance after it, and whether it was made before under its key (a retry). */
+interface MoneyOutcome {
+  balanceMicros: bigint;
+  replayed: boolean;
+}
+
 export function createOrganizationCommands(
   runOrgCommand: RunOrgCommand,
   { getOrganization }: Pick<AccountReads, "getOrganization">,
 ) {
+  /**
+   * Credits added. `idempotencyKey` makes a retry append nothing (the same credit) and refuses another credit under
+   * it (IDEMPOTENCY_KEY_REUSED), whoever retries: an operator's call, a form sent twice.
+   */
+  const grantCredits = async (
+    orgId: string,
+    amountMicros: bigint,
+    reference: string,
+    actor: Actor,
+    idempotencyKey?: string,
+  ): Promise<MoneyOutcome> => {
+    const result = await runOrgCommand(
+      orgId,
+      actor,
+      async (tx) => ({
+        type: "AddCredits",
+        amountMicros,
+        reference,
+        earlier: await earlierMoneyEvent(tx, idempotencyKey),
+      }),
+      { idempotencyKey },
+    );
+    const replayed = result.duplicate || result.events.length === 0;
+    return { balanceMicros: (await getOrganization(orgId))!.balanceMicros, replayed };
+  };
+
+  /**
+   * A refund: at most what its query cost less earlier refunds when it names one, else at most what the organization
+   * paid in all less every refund. `idempotencyKey` makes a retried refund (a workflow's, an operator's) append
+   * once; `alsoWrite` commits with it (the query record that says it was refunded).
+   */
+  const refund = async (
+    orgId: string,
+    amountMicros: bigint,
+    reference: string,
+    queryId: string | null,
+    actor: Actor,
+    options: { idempotencyKey?: string; alsoWrite?: SqlPart } = {},
+  ): Promise<MoneyOutcome> => {
+    const result = await runOrgCommand(
+      orgId,
+      actor,
+      async (tx) => ({
+        type: "IssueRefund",
+        amountMicros,
+        reference,
+        queryId,
+        refundableMicros: queryId === null ? await netPaidOf(tx, orgId) : await refundableOf(tx, orgId, queryId),
+        earlier: await earlierMoneyEvent(tx, options.idempotencyKey),
+      }),
+      options,
+    );
+    const replayed = result.duplicate || result.events.length === 0;
+    return { balanceMicros: (await getOrganization(orgId))!.balanceMicros, replayed };
+  };
+
   return {
+    grantCredits,
+    refund,
     async createOrganization(
       input: {
         name: string;
@@ -81,16 +169,9 @@ export function createOrganizationCommands(
       actor: Actor,
       idempotencyKey?: string,
     ): Promise<bigint> {
-      await runOrgCommand(orgId, actor, async () => ({ type: "AddCredits", amountMicros, reference }), {
-        idempotencyKey,
-      });
-      return (await getOrganization(orgId))!.balanceMicros;
+      return (await grantCredits(orgId, amountMicros, reference, actor, idempotencyKey)).balanceMicros;
     },
 
-    /**
-     * A refund, at most what its query cost less earlier refunds when it names one. `idempotencyKey` makes a retried
-     * refund (a workflow's) append once; `alsoWrite` commits with it (the query record that says it was refunded).
-     */
     async issueRefund(
       orgId: string,
       amountMicros: bigint,
@@ -99,19 +180,7 @@ export function createOrganizationCommands(
       actor: Actor,
       options: { idempotencyKey?: string; alsoWrite?: SqlPart } = {},
     ): Promise<bigint> {
-      await runOrgCommand(
-        orgId,
-        actor,
-        async (tx) => ({
-          type: "IssueRefund",
-          amountMicros,
-          reference,
-          queryId,
-          refundableMicros: queryId === null ? null : await refundableOf(tx, orgId, queryId),
-        }),
-        options,
-      );
-      return (await getOrganization(orgId))!.balanceMicros;
+      return (await refund(orgId, amountMicros, reference, queryId, actor, options)).balanceMicros;
     },
 
     async changeLimits(orgId: string, limits: OrgLimits, actor: Actor): Promise<void> {

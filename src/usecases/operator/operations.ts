@@ -141,6 +141,17 @@ const requireAlerts = (options: OperationsOptions): Alerts =>
       "send this to the running server (--url, or start it on this data directory)",
   );
 
+/**
+ * The event store's key for an operator's credit or refund sent with an Idempotency-Key: one namespace per
+ * organization, shared by credits and refunds, so a key names one movement of money (1 to 255 characters).
+ */
+function moneyKey(orgId: string, idempotencyKey: string | undefined): string | undefined {
+  if (idempotencyKey === undefined) return undefined;
+  if (idempotencyKey.length < 1 || idempotencyKey.length > 255)
+    throw new Rejection("VALIDATION_ERROR", "Idempotency-Key must be 1 to 255 characters");
+  return `operator-money:${orgId}:${idempotencyKey}`;
+}
+
 async function requireOrg(accounts: Accounts, orgId: string) {
   const org = await accounts.getOrganization(orgId);
   if (!org) throw new Rejection("NOT_FOUND", `organization ${orgId} not found`);
@@ -241,27 +252,30 @@ function organizationOperations(accounts: Accounts, options: OperationsOptions) 
     async getOrganization(orgId: string) {
       return orgView(await requireOrg(accounts, orgId));
     },
-    async addCredits(orgId: string, amount: string, reference?: string) {
+    /** `idempotencyKey`: the caller's key for this credit (a retry with it adds nothing more), see moneyKey */
+    async addCredits(orgId: string, amount: string, reference?: string, idempotencyKey?: string) {
       await requireOrg(accounts, orgId);
       // a zero amount is the decider's to refuse (AddCredits), like any other money rule
-      const balance = await accounts.addCredits(
+      const outcome = await accounts.grantCredits(
         orgId,
         money(amount, "amount"),
         reference ?? "operator credit",
         OPERATOR,
+        moneyKey(orgId, idempotencyKey),
       );
-      return { balance: formatCredits(balance, 6) };
+      return { balance: formatCredits(outcome.balanceMicros, 6), replayed: outcome.replayed };
     },
-    async issueRefund(orgId: string, amount: string, reference?: string, queryId?: string) {
+    async issueRefund(orgId: string, amount: string, reference?: string, queryId?: string, idempotencyKey?: string) {
       await requireOrg(accounts, orgId);
-      const balance = await accounts.issueRefund(
+      const outcome = await accounts.refund(
         orgId,
         money(amount, "amount"),
         reference ?? "operator refund",
         queryId ?? null,
         OPERATOR,
+        { idempotencyKey: moneyKey(orgId, idempotencyKey) },
       );
-      return { balance: formatCredits(balance, 6) };
+      return { balance: formatCredits(outcome.balanceMicros, 6), replayed: outcome.replayed };
     },
     async changeLimits(orgId: string, limits: Partial<OrgLimits>) {
       const org = await requireOrg(accounts, orgId);
