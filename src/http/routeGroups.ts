@@ -43,8 +43,9 @@ export function routeGroups(groups: RouteGroup[]): RouteGroups {
   return {
     authorize(ctx, next) {
       const required = guarded.filter((g) => g.router.match(ctx.path, ctx.method).route).map((g) => g.access);
-      // an OPTIONS answer (its Allow, or a CORS preflight's grant) about a credentialed route is not cached either
-      if (ctx.method === "OPTIONS" && guarded.some((g) => g.router.match(ctx.path, ctx.method).path.length > 0))
+      // any answer about a credentialed route's path is not cached: an OPTIONS answer (its Allow, or a CORS
+      // preflight's grant), and the 405 of a method it does not serve, as its refusals
+      if (guarded.some((g) => g.router.match(ctx.path, ctx.method).path.length > 0))
         ctx.set("Cache-Control", "no-store");
       if (required.length === 0) return next();
       // answers to credentialed requests (401s too) must not be kept by any cache

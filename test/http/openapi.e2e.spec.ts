@@ -139,6 +139,43 @@ describe("responses as documented", () => {
     expect(Number(refetch.body.costToUnlockRemaining)).toBeGreaterThan(0);
   });
 
+  it("an asynchronous assisted search: its 202, its polls while it runs, its answer re-fetched", async () => {
+    const started = await call("POST", "/api/v1/search/assisted", {
+      key,
+      body: { collection: "scifact", query: "Does vitamin D deficiency increase the risk of falls?", limit: 2 },
+      headers: { Prefer: "respond-async" },
+    });
+    expect(started.status).toBe(202);
+    expectDocumented(responses.AssistedAccepted, started.body);
+    expect(started.headers.get("location")).toBe(`/api/v1/search/results/${started.body.queryId}`);
+    const documented = Object.keys(document.paths["/api/v1/search/assisted"]!.post!.responses["202"]!.headers ?? {});
+    expect(documented).toEqual(["X-Request-Id", "Location", "Idempotency-Status"]);
+    // each poll answers how it stands until the answer is stored, then the answer: each shape documented
+    let poll = await call("GET", `/api/v1/search/results/${started.body.queryId}`, { key });
+    for (let i = 0; i < 120 && (poll.body.status === "running" || poll.body.status === "needs_clarification"); i++) {
+      expectDocumented(responses.AssistedPending, poll.body);
+      await new Promise((r) => setTimeout(r, 500));
+      poll = await call("GET", `/api/v1/search/results/${started.body.queryId}`, { key });
+    }
+    expect(poll.status).toBe(200);
+    expect(["results", "no_relevant_results"]).toContain(poll.body.status);
+    expectDocumented(responses.SearchResultsPreviewResponse, poll.body);
+    expect(poll.body.screening.delivered).toBe(poll.body.results.length);
+    // a vague query waits for its clarification: that poll's shape is documented too
+    const vague = await call("POST", "/api/v1/search/assisted", {
+      key,
+      body: { collection: "scifact", query: "stem cells", async: true },
+    });
+    expect(vague.status).toBe(202);
+    let asked = await call("GET", `/api/v1/search/results/${vague.body.queryId}`, { key });
+    for (let i = 0; i < 60 && asked.body.status === "running"; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      asked = await call("GET", `/api/v1/search/results/${vague.body.queryId}`, { key });
+    }
+    expect(asked.body.status).toBe("needs_clarification");
+    expectDocumented(responses.AssistedPending, asked.body);
+  }, 120_000);
+
   it("the operator API", async () => {
     const admin = svc.adminToken;
     const org = await call("POST", "/admin/v1/organizations", { admin, body: { name: "Documented lab" } });

@@ -370,6 +370,9 @@ describe("headers", () => {
       await send("GET", "/admin/v1/verify"),
       await send("OPTIONS", "/api/v1/search/query"),
       await send("OPTIONS", "/admin/v1/organizations"),
+      // a method the route does not serve: 405, not cached either
+      await send("DELETE", "/api/v1/search/query", { Authorization: `Bearer ${liveKey}` }),
+      await send("GET", "/mcp", { Authorization: `Bearer ${liveKey}` }),
     ]) {
       expect(res.headers["cache-control"], String(res.status)).toBe("no-store");
     }

@@ -125,6 +125,13 @@ describe("connecting", () => {
     // a key revoked while a client is connected: its next request is refused
     const orgId = await newOrg();
     const { id: keyId, key } = await ops.newKey(orgId);
+    // an Accept that takes neither JSON nor a stream: 406, naming either (JSON alone is answered)
+    const html = await call("POST", "/mcp", { body: init, headers: { Accept: "text/html" }, key });
+    expect([html.status, html.body.error.message]).toEqual([
+      406,
+      "MCP: Not Acceptable: the Accept header must take application/json (a JSON answer) or text/event-stream " +
+        "(a stream), or both",
+    ]);
     const connected = await connect(key);
     expect((await call("POST", `/admin/v1/keys/${keyId}/revoke`, { admin })).status).toBe(200);
     await expect(connected.listTools()).rejects.toThrow(/API_KEY_REVOKED/);

@@ -224,6 +224,15 @@ function operationObject(op: Operation): Json {
         headers: headerRefs("X-Request-Id", ...(op.headers ?? [])),
         ...success,
       },
+      ...(op.accepted
+        ? {
+            "202": {
+              description: op.accepted.description,
+              headers: headerRefs("X-Request-Id", ...(op.accepted.headers ?? [])),
+              content: { "application/json": { schema: ref(op.accepted.response) } },
+            },
+          }
+        : {}),
       ...Object.fromEntries(
         [...new Set([...op.errors, ...(op.access === "public" || op.access === "dashboardOpen" ? [] : [500])])]
           .sort((a, b) => a - b)

@@ -130,6 +130,8 @@ export const NAMED_SCHEMAS = {
   PreviewResult: responses.PreviewResult,
   AssistedSearchResult: responses.AssistedSearchResult,
   AssistedSearchResponse: responses.AssistedSearchResponse,
+  AssistedAccepted: responses.AssistedAccepted,
+  AssistedPending: responses.AssistedPending,
   PreviewUnlockResponse: responses.PreviewUnlockResponse,
   SearchResultsPreviewResponse: responses.SearchResultsPreviewResponse,
   Collection: responses.Collection,
@@ -248,6 +250,10 @@ export const HEADERS: Record<string, Json> = {
     schema: { type: "integer" },
   },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+  Location: {
+    description: "Where the answer is polled: GET /api/v1/search/results/{queryId}.",
+    schema: { type: "string" },
+  },
   "Idempotency-Status": {
     description:
       "Sent when the request carried Idempotency-Key: a new preview or search, or the replay of the original one.",
@@ -289,6 +295,8 @@ export interface Operation {
   response: SchemaName | { content: Record<string, Json>; description?: string };
   responseDescription?: string;
   headers?: readonly (keyof typeof HEADERS)[];
+  /** a 202 the operation may answer instead (a run started, its answer polled) */
+  accepted?: { response: SchemaName; description: string; headers?: readonly (keyof typeof HEADERS)[] };
   errors: number[];
 }
 

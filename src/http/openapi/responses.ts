@@ -361,6 +361,19 @@ export const AssistedSearchResult = z.object({
   relevance: AssistedRelevance,
 });
 
+const QueryUnderstanding = z.object({
+  intent: z.string(),
+  entities: z.array(z.string()),
+  aspects: z.array(z.string()),
+  caseSummary: z.string(),
+  filters: z.record(z.string(), z.unknown()).meta({
+    description:
+      "Constraints read off the query (journal, publisher, article_type, publication_date {gte, lt}); ANDed " +
+      "with the request filters on every internal search.",
+  }),
+  subQuestions: z.array(z.string()),
+});
+
 const AssistedScreening = z
   .object({
     candidatesJudged: z.number().int().meta({ description: "Candidate passages the judge weighed." }),
@@ -399,18 +412,7 @@ export const AssistedSearchResponse = z.object({
     .object({ question: z.string(), reason: z.string() })
     .optional()
     .meta({ description: "Only when status is clarification_needed." }),
-  queryUnderstanding: z.object({
-    intent: z.string(),
-    entities: z.array(z.string()),
-    aspects: z.array(z.string()),
-    caseSummary: z.string(),
-    filters: z.record(z.string(), z.unknown()).meta({
-      description:
-        "Constraints read off the query (journal, publisher, article_type, publication_date {gte, lt}); ANDed " +
-        "with the request filters on every internal search.",
-    }),
-    subQuestions: z.array(z.string()),
-  }),
+  queryUnderstanding: QueryUnderstanding,
   withheldByMaxCost: z.number().int().optional().meta({
     description: "Verified rows left out to stay within maxCost (0 when none); present when maxCost was sent.",
   }),
@@ -479,12 +481,50 @@ export const PreviewUnlockResponse = z.object({
   ...filterReport,
 });
 
+/** POST /search/assisted asked to answer asynchronously: the run started, its answer is polled. */
+export const AssistedAccepted = z
+  .object({
+    queryId: z.string().meta({ description: "Poll GET /api/v1/search/results/{queryId} (the Location header)." }),
+    status: z.literal("running"),
+  })
+  .meta({ description: "The run started; nothing is charged until its answer is stored." });
+
+/** GET /results/{queryId} of an asynchronous assisted search before its answer is stored. */
+export const AssistedPending = z
+  .object({
+    queryId: z.string(),
+    status: z.enum(["running", "needs_clarification"]).meta({
+      description:
+        "`running`: the run goes on (see `progress`); `needs_clarification`: it waits for your answer, sent as " +
+        "POST /api/v1/search/assisted {queryId, answer}, until `clarificationExpiresAt`.",
+    }),
+    progress: z
+      .object({
+        phase: z.enum(["understanding", "awaiting_clarification", "searching", "verifying", "charging", "done"]),
+        round: z.number().int(),
+        searchesRun: z.number().int(),
+        candidatesVerified: z.number().int(),
+        verified: z.number().int(),
+      })
+      .optional()
+      .meta({ description: "While running: the step, the round, searches run, candidates judged and verified." }),
+    clarification: z.object({ question: z.string(), reason: z.string() }).optional(),
+    clarificationExpiresAt: nullable(z.string()).optional(),
+  })
+  .meta({
+    description:
+      "An asynchronous assisted search without its answer yet: poll again (or wait for its assisted.completed " +
+      "webhook); the answer, once stored, comes back as the re-fetch of a finished search.",
+  });
+
 export const SearchResultsPreviewResponse = z.object({
   queryId: z.string(),
   status: z
     .enum(["results", "no_relevant_results"])
     .optional()
     .meta({ description: "Re-fetched assisted searches only: the answer's status." }),
+  iterationsRun: z.number().int().optional().meta({ description: "Re-fetched assisted searches only." }),
+  queryUnderstanding: QueryUnderstanding.optional().meta({ description: "Re-fetched assisted searches only." }),
   screening: AssistedScreening.optional(),
   latencyMs: z.literal(0),
   results: z

@@ -57,6 +57,11 @@ function protocolRefusal(status: number, body: string): ApiError {
     // not JSON: the status says enough
   }
   if (status === 405) return new ApiError(405, "METHOD_NOT_ALLOWED", message, undefined, { Allow: "POST, DELETE" });
+  // the SDK asks for both types; this route also answers a client that takes JSON alone
+  if (status === 406)
+    message =
+      "MCP: Not Acceptable: the Accept header must take application/json (a JSON answer) or text/event-stream " +
+      "(a stream), or both";
   return new ApiError(
     status >= 500 ? 503 : status,
     status >= 500 ? "SERVICE_UNAVAILABLE" : "VALIDATION_ERROR",

@@ -253,8 +253,13 @@ export const SEARCH_ROUTES = [
       }),
     ],
     response: {
-      content: { "application/json": { schema: ref("SearchResultsPreviewResponse") }, ...EXPORT_CONTENT },
-      description: "The rows; with `format`, the file",
+      content: {
+        "application/json": { schema: { anyOf: [ref("SearchResultsPreviewResponse"), ref("AssistedPending")] } },
+        ...EXPORT_CONTENT,
+      },
+      description:
+        "The rows; with `format`, the file. An asynchronous assisted search without its answer yet answers how it " +
+        "stands instead (AssistedPending)",
     },
     headers: ["X-Cache", "X-Cache-Expires", ...BILLING_HEADERS],
     errors: [401, 404, 410, 422],
@@ -355,8 +360,22 @@ export const SEARCH_ROUTES = [
     body: ["AssistedSearchRequest", "AssistedAnswerRequest"],
     response: "AssistedSearchResponse",
     headers: [...BILLING_HEADERS, "Idempotency-Status"],
+    accepted: {
+      response: "AssistedAccepted",
+      description:
+        'Asked to answer asynchronously (`"async": true`, or `Prefer: respond-async`): the run started; poll ' +
+        "the Location, or wait for the organization's assisted.completed webhook.",
+      headers: ["Location", "Idempotency-Status"],
+    },
     errors: [401, 402, 403, 404, 409, 422, 429, 503],
     headerParameters: [
+      {
+        name: "Prefer",
+        in: "header",
+        required: false,
+        description: '`respond-async`: answer 202 at once, as `"async": true` in the body does.',
+        schema: { type: "string" },
+      },
       {
         name: "Idempotency-Key",
         in: "header",
