@@ -66,7 +66,11 @@ export function createUnlockActivities(deps: UnlockActivityDeps): UnlockActiviti
           (e) => e.type === "ResultsUnlocked",
         );
         if (earlier && earlier.type === "ResultsUnlocked")
-          return { chargedMicros: earlier.data.amountMicros, unlockedIds: earlier.data.resultIds };
+          return {
+            chargedMicros: earlier.data.amountMicros,
+            unlockedIds: earlier.data.resultIds,
+            ...(await balanceAfter(db, earlier.position)),
+          };
         if (input.freshIds.length === 0) return { chargedMicros: "0", unlockedIds: [] };
         const record = requireFresh(await requireRecord(db, input.queryId), clock());
         const wanted = new Set(input.freshIds);
@@ -90,8 +94,24 @@ export function createUnlockActivities(deps: UnlockActivityDeps): UnlockActiviti
         if (deps.afterChargeDelayMs) await new Promise((r) => setTimeout(r, deps.afterChargeDelayMs));
         const event = result.events.find((e) => e.type === "ResultsUnlocked");
         if (!event || event.type !== "ResultsUnlocked") return { chargedMicros: "0", unlockedIds: [] };
-        return { chargedMicros: event.data.amountMicros, unlockedIds: event.data.resultIds };
+        return {
+          chargedMicros: event.data.amountMicros,
+          unlockedIds: event.data.resultIds,
+          ...(await balanceAfter(db, event.position)),
+        };
       });
     },
   };
+}
+
+/**
+ * The balance right after the charge at `position`, as its ledger line says: what the unlock's X-Credits-Remaining
+ * reports, whatever other calls charged since.
+ */
+async function balanceAfter(db: Db, position: number): Promise<{ balanceAfterMicros?: string }> {
+  const [line] = await db.query<{ balance: string }>(
+    "SELECT balance_after_micros::text AS balance FROM proj_ledger WHERE position = $1",
+    [position],
+  );
+  return line ? { balanceAfterMicros: line.balance } : {};
 }

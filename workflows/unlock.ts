@@ -44,5 +44,6 @@ export async function unlockWorkflow(input: UnlockInput): Promise<UnlockOutcome>
     chargedMicros: charge.chargedMicros,
     newlyUnlocked: charge.unlockedIds,
     callId: input.callId,
+    ...(charge.balanceAfterMicros !== undefined ? { balanceAfterMicros: charge.balanceAfterMicros } : {}),
   };
 }

@@ -34,6 +34,8 @@ export interface ChargeInput extends UnlockInput {
 export interface ChargeOutcome {
   chargedMicros: string;
   unlockedIds: string[];
+  /** the organization's balance right after this charge (its ledger line's), when it charged */
+  balanceAfterMicros?: string;
 }
 
 /** Ids and amounts only: the rows' texts stay in the query record, out of workflow history. */
@@ -45,6 +47,8 @@ export interface UnlockOutcome {
   newlyUnlocked: string[];
   /** the `callId` of the input that started this run */
   callId: string;
+  /** the balance right after this run's charge; absent when it charged nothing (or ran before it was reported) */
+  balanceAfterMicros?: string;
 }
 
 /** The unlock workflow's steps; activities/unlock.ts implements them. */

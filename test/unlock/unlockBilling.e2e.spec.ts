@@ -96,6 +96,15 @@ describe("concurrent unlocks report what each call paid", () => {
     const paid = (list: bigint[]) => list.filter((v) => v !== 0n).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     expect(paid(responses.map(charged))).toEqual(paid(events.map((e) => BigInt(e.data.amountMicros))));
     expect(events.flatMap((e) => e.data.resultIds as string[]).sort()).toEqual([...all].sort());
+    // each call that paid reports the balance right after its own charge, whatever the others charged since: the
+    // balances after each charge in the log's order, one per paying call
+    let balance = before;
+    const afterEach = events.map((e) => (balance -= BigInt(e.data.amountMicros)));
+    const reported = responses
+      .filter((r) => charged(r) !== 0n)
+      .map((r) => parseCredits(r.headers.get("x-credits-remaining")!)!);
+    const order = (list: bigint[]) => [...list].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    expect(order(reported)).toEqual(order(afterEach));
     expect(sum(responses.map((r) => BigInt(r.headers.get("x-tokens-used")!)))).toBe(
       sum(events.map((e) => BigInt(e.data.tokens))),
     );

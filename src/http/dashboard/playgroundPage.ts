@@ -157,7 +157,7 @@ export function rowsSection(
   const table = rowsTable(result, ticked, target);
   return html`<section aria-labelledby="results-title">
 <h2 id="results-title">Results</h2>
-<p class="hint">Query <code class="id">${result.queryId}</code>. Export the rows you own:
+<p class="hint">Query <code class="id">${result.queryId}</code>. Export its works (abstracts of the rows you own):
 ${EXPORT_LABELS.map(([f, label], i) => html`${i ? " · " : ""}<a href="${exportHref(f)}" download>${label}</a>`)}</p>
 ${result.warnings.map((message) => notice("warn", message))}
 ${view.quote ? confirmPanel(viewer, view.keys, view.quote, result, target) : ""}

@@ -275,9 +275,13 @@ export function createUnlock(deps: UnlockDeps) {
           )
         : new Map<string, Map<string, string>>();
       const tokens = rows.filter((r) => newlyUnlocked.has(r.id)).reduce((s, r) => s + r.tokens, 0);
-      // the balance after this call, read again: the run that charged may be this one, one it joined, or one that ended
-      // just before this call started a run of its own that had nothing left to charge
-      const balanceMicros = (await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros;
+      // the balance right after this call's own charge (its ledger line's), whatever other calls charged since; else,
+      // read again: the run that charged may be one it joined, or one that ended just before this call started a run
+      // of its own that had nothing left to charge
+      const balanceMicros =
+        mine && run.balanceAfterMicros !== undefined
+          ? BigInt(run.balanceAfterMicros)
+          : ((await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros);
       return {
         queryId: record.queryId,
         rows,
