@@ -131,6 +131,20 @@ async function withdrawnRows(
 }
 
 /**
+ * The balance an unlock reports: right after its own charge (its ledger line's), whatever other calls charged since;
+ * else read again, since the run that charged may be one it joined, or one that ended just before this call started a
+ * run of its own that had nothing left to charge.
+ */
+async function reportedBalance(
+  accounts: Pick<Accounts, "getOrganization">,
+  auth: AuthContext,
+  own: UnlockOutcome | undefined,
+): Promise<bigint> {
+  if (own?.balanceAfterMicros !== undefined) return BigInt(own.balanceAfterMicros);
+  return (await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros;
+}
+
+/**
  * 410 RESULT_WITHDRAWN: rows to buy whose document was removed since the preview are never sold (their text is no
  * longer the collection's); the whole call is refused, so nothing is charged and the caller chooses again.
  */
@@ -275,13 +289,7 @@ export function createUnlock(deps: UnlockDeps) {
           )
         : new Map<string, Map<string, string>>();
       const tokens = rows.filter((r) => newlyUnlocked.has(r.id)).reduce((s, r) => s + r.tokens, 0);
-      // the balance right after this call's own charge (its ledger line's), whatever other calls charged since; else,
-      // read again: the run that charged may be one it joined, or one that ended just before this call started a run
-      // of its own that had nothing left to charge
-      const balanceMicros =
-        mine && run.balanceAfterMicros !== undefined
-          ? BigInt(run.balanceAfterMicros)
-          : ((await accounts.getOrganization(auth.org.id))?.balanceMicros ?? auth.org.balanceMicros);
+      const balanceMicros = await reportedBalance(accounts, auth, mine ? run : undefined);
       return {
         queryId: record.queryId,
         rows,
