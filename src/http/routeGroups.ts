@@ -42,11 +42,12 @@ export function routeGroups(groups: RouteGroup[]): RouteGroups {
   const guarded = groups.filter((g): g is RouteGroup & { access: Middleware } => g.access !== "public");
   return {
     authorize(ctx, next) {
-      const required = guarded.filter((g) => g.router.match(ctx.path, ctx.method).route).map((g) => g.access);
+      // each credentialed group matched once: its route for this method, and any route on this path
+      const matches = guarded.map((g) => g.router.match(ctx.path, ctx.method));
+      const required = guarded.filter((_, i) => matches[i]!.route).map((g) => g.access);
       // any answer about a credentialed route's path is not cached: an OPTIONS answer (its Allow, or a CORS
       // preflight's grant), and the 405 of a method it does not serve, as its refusals
-      if (guarded.some((g) => g.router.match(ctx.path, ctx.method).path.length > 0))
-        ctx.set("Cache-Control", "no-store");
+      if (matches.some((m) => m.path.length > 0)) ctx.set("Cache-Control", "no-store");
       if (required.length === 0) return next();
       // answers to credentialed requests (401s too) must not be kept by any cache
       ctx.set("Cache-Control", "no-store");
