@@ -90,7 +90,6 @@ export type OrgCommand =
   | { type: "SuspendBilling"; reason: string }
   | { type: "ResumeBilling" };
 
-/** One command of the union, by its type: what a family's decide function takes. */
 /** A credit or refund as its event recorded it, to tell a retry (the same command) from another use of its key. */
 export interface EarlierMoneyEvent {
   type: "CreditsAdded" | "RefundIssued";
@@ -99,6 +98,7 @@ export interface EarlierMoneyEvent {
   queryId: string | null;
 }
 
+/** One command of the union, by its type: what a family's decide function takes. */
 export type OrgCommandOf<T extends OrgCommand["type"]> = Extract<OrgCommand, { type: T }>;
 
 /** Sums tokens x price per collection and rounds once per collection, half-up, to whole micro-credits. */

@@ -387,8 +387,8 @@ const AssistedScreening = z
   })
   .meta({
     description:
-      "How much of what the search weighed it sold. Present on answers with status results or " +
-      "no_relevant_results.",
+      "How much of what the search weighed it sold. Present on the answers a run gave (status results or " +
+      "no_relevant_results); a sandbox key's synthetic answer has none.",
   });
 
 export const AssistedSearchResponse = z.object({

@@ -64,6 +64,13 @@ export function createOrganizationCommands(
   runOrgCommand: RunOrgCommand,
   { getOrganization }: Pick<AccountReads, "getOrganization">,
 ) {
+  /** A credit or refund, and whether it was made before under its key (nothing appended: a retry). */
+  const moneyCommand = async (...args: Parameters<RunOrgCommand>): Promise<MoneyOutcome> => {
+    const result = await runOrgCommand(...args);
+    const replayed = result.duplicate || result.events.length === 0;
+    return { balanceMicros: (await getOrganization(args[0]))!.balanceMicros, replayed };
+  };
+
   /**
    * Credits added. `idempotencyKey` makes a retry append nothing (the same credit) and refuses another credit under
    * it (IDEMPOTENCY_KEY_REUSED), whoever retries: an operator's call, a form sent twice.
@@ -74,8 +81,8 @@ export function createOrganizationCommands(
     reference: string,
     actor: Actor,
     idempotencyKey?: string,
-  ): Promise<MoneyOutcome> => {
-    const result = await runOrgCommand(
+  ): Promise<MoneyOutcome> =>
+    moneyCommand(
       orgId,
       actor,
       async (tx) => ({
@@ -86,9 +93,6 @@ export function createOrganizationCommands(
       }),
       { idempotencyKey },
     );
-    const replayed = result.duplicate || result.events.length === 0;
-    return { balanceMicros: (await getOrganization(orgId))!.balanceMicros, replayed };
-  };
 
   /**
    * A refund: at most what its query cost less earlier refunds when it names one, else at most what the organization
@@ -102,8 +106,8 @@ export function createOrganizationCommands(
     queryId: string | null,
     actor: Actor,
     options: { idempotencyKey?: string; alsoWrite?: SqlPart } = {},
-  ): Promise<MoneyOutcome> => {
-    const result = await runOrgCommand(
+  ): Promise<MoneyOutcome> =>
+    moneyCommand(
       orgId,
       actor,
       async (tx) => ({
@@ -116,9 +120,6 @@ export function createOrganizationCommands(
       }),
       options,
     );
-    const replayed = result.duplicate || result.events.length === 0;
-    return { balanceMicros: (await getOrganization(orgId))!.balanceMicros, replayed };
-  };
 
   return {
     grantCredits,
