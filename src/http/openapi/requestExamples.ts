@@ -221,9 +221,10 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, RequestExample>> = 
   CreditsRequest: { credits: { summary: "Add credits", value: { amount: "25.00", reference: "invoice 2026-0142" } } },
   RefundRequest: {
     refund: {
-      summary: "Refund part of the balance",
-      value: { amount: "2.50", reference: "goodwill: a search that returned nothing useful" },
-      "x-after": ["addCredits"],
+      summary: "Refund part of what the organization paid (at most that, net of refunds)",
+      value: { amount: "0.000100", reference: "goodwill: rows that did not answer the question" },
+      // the organization has paid by then: its member unlocked rows on the playground
+      "x-after": ["addCredits", "dashboardPlaygroundUnlock"],
     },
   },
   BillingSettingsRequest: {
