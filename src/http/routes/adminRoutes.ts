@@ -87,8 +87,8 @@ function moneyAnswer(ctx: Context, keyed: boolean, outcome: { balance: string; r
 }
 
 const reconciliation = queryParameters(reconciliationQuery, {
-  from: "First day (UTC), inclusive.",
-  to: "Last day (UTC), inclusive.",
+  from: "First day (UTC), inclusive; today at the latest.",
+  to: "Last day (UTC), inclusive; today at the latest (a day not yet ended is refused). Default: today.",
   format: "Ignored here; the ledger takes it.",
 });
 const csv = { "text/csv": { schema: { type: "string" } } };

@@ -28,6 +28,7 @@ import { formatPricePer1000, pricePer1000Micros } from "../../domain/collectionD
 import {
   organizationIdsInLog,
   reconcileAtOneCut,
+  reconciliationPeriod,
   type OrgReconciliation,
   type ReconciliationPeriod,
 } from "./reconciliation.js";
@@ -50,8 +51,6 @@ export function money(amount: string, field: string): bigint {
     throw new Rejection("VALIDATION_ERROR", `${field} must be a non-negative decimal string such as "25.00"`);
   return micros;
 }
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function reconciliationView(r: OrgReconciliation) {
   return {
@@ -180,16 +179,10 @@ const orgView = (
   priceOverrides: Object.fromEntries([...o.priceOverrides].map(([c, p]) => [c, formatPricePer1000(p)])),
 });
 
-function period(from?: string, to?: string): ReconciliationPeriod {
-  for (const [name, v] of [
-    ["from", from],
-    ["to", to],
-  ] as const) {
-    if (v !== undefined && (!DAY.test(v) || Number.isNaN(Date.parse(`${v}T00:00:00Z`))))
-      throw new Rejection("VALIDATION_ERROR", `${name} must be a date YYYY-MM-DD`);
-  }
-  if (from && to && from > to) throw new Rejection("VALIDATION_ERROR", "from must not be after to");
-  return { from: from ?? null, to: to ?? null };
+function period(from: string | undefined, to: string | undefined, today: string): ReconciliationPeriod {
+  const p = reconciliationPeriod(from, to, today);
+  if (!p.ok) throw new Rejection("VALIDATION_ERROR", p.error);
+  return p.period;
 }
 
 async function keyView(accounts: Accounts, keyId: string) {
@@ -454,17 +447,18 @@ function organizationReads(accounts: Accounts) {
 function auditOperations(accounts: Accounts, clock: () => Date) {
   return {
     async reconcile(orgId: string, from?: string, to?: string): Promise<ReconciliationView> {
-      const p = period(from, to);
+      const today = clock().toISOString().slice(0, 10);
+      const p = period(from, to, today);
       await requireOrg(accounts, orgId);
-      return reconciliationView(await reconcileAtOneCut(accounts.db, orgId, p, clock().toISOString().slice(0, 10)));
+      return reconciliationView(await reconcileAtOneCut(accounts.db, orgId, p, today));
     },
     /** Every organization in the log; ok only when no organization shows a discrepancy. */
     async reconcileAll(
       from?: string,
       to?: string,
     ): Promise<{ organizations: ReconciliationView[]; discrepancies: number; ok: boolean }> {
-      const p = period(from, to);
       const today = clock().toISOString().slice(0, 10);
+      const p = period(from, to, today);
       const organizations: ReconciliationView[] = [];
       for (const orgId of await organizationIdsInLog(accounts.db))
         organizations.push(reconciliationView(await reconcileAtOneCut(accounts.db, orgId, p, today)));

@@ -5,6 +5,7 @@ import { readStream } from "../../eventstore/eventStore.js";
 import { orgStream, type StoredEvent } from "../../domain/events.js";
 import { selectList, normalizeRow } from "../../../projections/sqlProjection.js";
 import { COLLECTION_USAGE, LEDGER } from "../accounts/accountTables.js";
+import { isCalendarDay } from "../../domain/calendarDay.js";
 
 interface ReconciliationLine {
   day: string;
@@ -54,6 +55,38 @@ export interface ReconciliationPeriod {
 }
 
 const dayOf = (iso: string) => iso.slice(0, 10);
+
+/**
+ * The period a reconciliation covers, or why it covers none: each bound a day of the calendar, `from` not after `to`,
+ * and neither after today (UTC), since a day that has not ended has no closing balance to state. The range may be long:
+ * the opening balance folds the whole log whatever the range, so a decade costs what a day does.
+ */
+export function reconciliationPeriod(
+  from: string | undefined,
+  to: string | undefined,
+  today: string,
+): { ok: true; period: ReconciliationPeriod } | { ok: false; error: string } {
+  for (const [name, value] of [
+    ["from", from],
+    ["to", to],
+  ] as const)
+    if (value !== undefined && !isCalendarDay(value))
+      return { ok: false, error: `${name} must be a day as YYYY-MM-DD (2026-11-01), not "${value.slice(0, 20)}"` };
+  for (const [name, value] of [
+    ["from", from],
+    ["to", to],
+  ] as const)
+    if (value !== undefined && value > today)
+      return {
+        ok: false,
+        error:
+          `${name} (${value}) is after today (${today}, UTC): the books close at today; ` +
+          `give ${today} or an earlier day`,
+      };
+  if (from !== undefined && to !== undefined && from > to)
+    return { ok: false, error: `from (${from}) is after to (${to}): swap them` };
+  return { ok: true, period: { from: from ?? null, to: to ?? null } };
+}
 
 interface MoneyTotals {
   credits: bigint;
