@@ -427,7 +427,8 @@ try {
   const { indexSeconds, worksSeconds, works: workCount, someone } = await load();
 
   const auth = UNLIMITED_BENCH_AUTH;
-  const noIntegrity = async (refs: readonly unknown[]) => refs.map(() => ({ status: "none" as const, notices: [] }));
+  const noIntegrity = async (refs: readonly unknown[]) =>
+    refs.map(() => ({ status: "none" as const, notices: [], listsChecked: false }));
   // the works a notice may name, as the service reads them: the works table's notices (none here) and the shipped
   // retraction lists, so the integrity facet reads the collection's works' DOIs and looks each up in the lists
   const retractions = createLiveRetractions({ db, dataRoot: config.dataRoot, engineKind: engine.kind });

@@ -27,9 +27,30 @@ export interface IntegrityNotice {
 export interface Integrity {
   status: IntegrityStatus;
   notices: IntegrityNotice[];
+  /**
+   * Whether the update lists could name the work: they name works by DOI, so false for a work without one. Its own
+   * source record's flags count either way; with false, `none` says only that the source record flags nothing.
+   */
+  listsChecked: boolean;
 }
 
-export const NO_INTEGRITY_NOTICE: Integrity = Object.freeze({ status: "none", notices: [] }) as Integrity;
+/** A work of which nothing was checked against the lists (no DOI, or no record to read), and no notice known. */
+export const UNCHECKED_INTEGRITY: Integrity = Object.freeze({
+  status: "none",
+  notices: [],
+  listsChecked: false,
+}) as Integrity;
+const NO_NOTICE_CHECKED: Integrity = Object.freeze({ status: "none", notices: [], listsChecked: true }) as Integrity;
+
+/**
+ * A status in a reader's words: "retracted", "expression of concern"; `none` is "no notice", or "not checked (no DOI)"
+ * for a work no list could name, so that a page never shows an unchecked work as clear.
+ */
+export function integrityWords(integrity: { status?: unknown; listsChecked?: unknown } | null | undefined): string {
+  const status = typeof integrity?.status === "string" ? integrity.status : "none";
+  if (status !== "none") return status.replace(/_/g, " ");
+  return integrity?.listsChecked === false ? "not checked (no DOI)" : "no notice";
+}
 
 /**
  * The lists' spellings of an update's kind in one vocabulary: retraction, withdrawal, removal, expression_of_concern,
@@ -132,7 +153,9 @@ export function workIntegrity(work: WorkEvidence, lists: ListsInForce): Integrit
   // withdrawal names): withdrawn too, not a current version. A correction or retraction notice's record stays as it is
   if (work.doi) for (const n of lists.noticesAt(work.doi)) addNotice(notices, { ...n });
   const retracted = isRetractedWork(work, lists);
-  return notices.length === 0 && !retracted ? NO_INTEGRITY_NOTICE : integrityOf(notices, retracted);
+  const listsChecked = work.doi !== null;
+  if (notices.length === 0 && !retracted) return listsChecked ? NO_NOTICE_CHECKED : UNCHECKED_INTEGRITY;
+  return { ...integrityOf(notices, retracted), listsChecked };
 }
 
 /**
@@ -143,7 +166,7 @@ export function workIntegrity(work: WorkEvidence, lists: ListsInForce): Integrit
  * notice (a correction, an erratum, a partial retraction, or a retraction notice the rule does not count as retracting
  * the work) gives `corrected`. A reinstatement changes nothing by itself.
  */
-function integrityOf(notices: readonly IntegrityNotice[], flaggedRetracted: boolean): Integrity {
+function integrityOf(notices: readonly IntegrityNotice[], flaggedRetracted: boolean): Omit<Integrity, "listsChecked"> {
   const sorted = [...notices].sort(
     (a, b) =>
       (a.date ?? "").localeCompare(b.date ?? "") || a.type.localeCompare(b.type) || a.source.localeCompare(b.source),

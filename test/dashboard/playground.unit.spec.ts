@@ -157,8 +157,13 @@ describe("ticked rows and their cost", () => {
       title: "(untitled)",
       journal: null,
       year: null,
-      integrity: "none",
+      integrity: "no notice",
     });
+    // a work no list could name (no DOI) is not shown as clear
+    expect(
+      playgroundRowOf(row("d", "0", { integrity: { status: "none", notices: [], listsChecked: false } }), false)
+        .integrity,
+    ).toBe("not checked (no DOI)");
     // the work page opens with the DOI, else pmid:…, else the document's id
     expect(playgroundRowOf(row("c", "0", { doi: "10.1/x", pmid: "12" }), false).workId).toBe("10.1/x");
     expect(playgroundRowOf(row("c", "0", { doi: " ", pmid: "12" }), false).workId).toBe("pmid:12");

@@ -61,13 +61,19 @@ describe("the retraction rule", () => {
     expect(workIntegrity({ doi: "10.1/review", own: [] }, inForce)).toEqual({
       status: "withdrawn",
       notices: [withdrawal],
+      listsChecked: true,
     });
     expect(workIntegrity({ doi: "10.1/review.pub2", own: [] }, inForce)).toEqual({
       status: "withdrawn",
       notices: [withdrawal],
+      listsChecked: true,
     });
     for (const doi of ["10.1/erratum", "10.1/notice", "10.1/other"])
-      expect(workIntegrity({ doi, own: [] }, inForce), doi).toEqual({ status: "none", notices: [] });
+      expect(workIntegrity({ doi, own: [] }, inForce), doi).toEqual({
+        status: "none",
+        notices: [],
+        listsChecked: true,
+      });
   });
 
   it("gives the status by the same rule, every source's notices each naming its source", () => {
@@ -81,8 +87,27 @@ describe("the retraction rule", () => {
         { type: "retraction", source: "openalex", doi: null, pmid: null, date: null },
         { type: "correction", source: "crossref", doi: "10.1/c", pmid: null, date: "2020-01-01" },
       ],
+      listsChecked: true,
     });
-    expect(workIntegrity({ doi: "10.1/z", own: [] }, lists([]))).toEqual({ status: "none", notices: [] });
+    expect(workIntegrity({ doi: "10.1/z", own: [] }, lists([]))).toEqual({
+      status: "none",
+      notices: [],
+      listsChecked: true,
+    });
+    // a work without a DOI: no list can name it; its own source's flags still count, and the answer says the lists
+    // were not checked, so `none` is not read as clear
+    expect(workIntegrity({ doi: null, own: [] }, lists(["10.1/z"]))).toEqual({
+      status: "none",
+      notices: [],
+      listsChecked: false,
+    });
+    expect(
+      workIntegrity({ doi: null, own: [sourceNotice("retraction", "medline", { pmid: "1" })] }, lists([])),
+    ).toEqual({
+      status: "retracted",
+      notices: [{ type: "retraction", source: "medline", doi: null, pmid: "1", date: null }],
+      listsChecked: false,
+    });
     // one notice recorded by two lists is listed once per source
     const twice = lists(["10.1/b"], {
       "10.1/b": [

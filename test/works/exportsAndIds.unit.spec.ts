@@ -128,6 +128,7 @@ const retracted: ExportWork = {
   integrity: {
     status: "retracted",
     notices: [{ type: "retraction", doi: "10.1039/c3ob90001a", date: "2013-05-01", source: "crossref", pmid: null }],
+    listsChecked: true,
   },
 };
 
@@ -142,6 +143,7 @@ const corrected: ExportWork = {
   integrity: {
     status: "corrected",
     notices: [{ type: "correction", doi: "10.1002/1873-3468.13185", date: null, source: "crossref", pmid: null }],
+    listsChecked: true,
   },
 };
 
@@ -200,11 +202,15 @@ describe("exports for screening", () => {
     expect(bibKeyOf("Müller-Łukasz, Jan")).toMatch(/^mullerlukasz2017_/);
   });
 
-  it("writes the integrity status as a note; none for a work the lists say nothing of", () => {
+  it("writes the integrity status as a note; none for a work the lists cleared; says when they could not check", () => {
     expect(cslOf(retracted).note).toBe(
       "Integrity: retracted; notices: retraction https://doi.org/10.1039/c3ob90001a (2013-05-01).",
     );
-    expect(cslOf({ ...base, integrity: { status: "none", notices: [] } }).note).toBeUndefined();
+    expect(cslOf({ ...base, integrity: { status: "none", notices: [], listsChecked: true } }).note).toBeUndefined();
+    // a work without a DOI: the lists could not name it, and the note says so rather than leaving it looking clear
+    expect(cslOf({ ...base, doi: null, integrity: { status: "none", notices: [], listsChecked: false } }).note).toBe(
+      "Integrity: not checked against retraction or correction lists (no DOI); the source record flags nothing.",
+    );
     expect(cslOf({ ...base, integrity: null }).note).toBeUndefined();
   });
 
@@ -217,6 +223,7 @@ describe("exports for screening", () => {
           { type: "erratum", doi: null, pmid: "27012345", date: null, source: "medline" },
           { type: "correction", doi: null, pmid: null, date: "2019-02-03", source: "openalex" },
         ],
+        listsChecked: true,
       },
     };
     expect(cslOf(medline).note).toBe(

@@ -114,6 +114,7 @@ describe("facet buckets", () => {
       ? {
           status: "corrected",
           notices: [{ type: "correction", doi: null, date: null, source: "crossref", pmid: null }],
+          listsChecked: true,
         }
       : undefined;
 
@@ -212,7 +213,11 @@ describe("the integrity facet", () => {
     const asked: unknown[] = [];
     const statusOf = await worksIntegrity(works, ["integrity"], async (refs) => {
       asked.push(...refs);
-      return refs.map((r): Integrity => ({ status: r.pmid === "123" ? "retracted" : "none", notices: [] }));
+      return refs.map((r): Integrity => ({
+        status: r.pmid === "123" ? "retracted" : "none",
+        notices: [],
+        listsChecked: r.doi !== null,
+      }));
     });
     expect(asked).toEqual([
       { doi: null, pmid: "123" },
@@ -238,7 +243,11 @@ describe("the integrity facet", () => {
       doc("m", "6", { doi: "10.1/f" }),
     ];
     const status: Record<string, Integrity["status"]> = { "1": "retracted", "2": "corrected", "3": "corrected" };
-    const statusOf = (w: FacetDocument): Integrity => ({ status: status[w.metadata.doc_id] ?? "none", notices: [] });
+    const statusOf = (w: FacetDocument): Integrity => ({
+      status: status[w.metadata.doc_id] ?? "none",
+      notices: [],
+      listsChecked: true,
+    });
     // works 1 to 4 are named by some notice (4's only notice leaves it none), 5 and 6 by none
     const named = listed.slice(0, 4).map((w) => statusOf(w).status);
     for (const limit of [10, 2, 1])
@@ -256,7 +265,7 @@ describe("the integrity facet", () => {
     let calls = 0;
     const statusOf = await worksIntegrity(works, ["integrity", "journal"], async (refs) => {
       calls++;
-      return refs.map((): Integrity => ({ status: "none", notices: [] }));
+      return refs.map((): Integrity => ({ status: "none", notices: [], listsChecked: true }));
     });
     expect(calls).toBe(1);
     expect(countFacets(works, ["integrity"], 10, statusOf).facets.integrity).toEqual([{ value: "none", count: 200 }]);

@@ -186,6 +186,7 @@ describe.each(ENGINES)("integrity of the shipped data on the %s engine", (engine
       expect(res.body.integrity).toEqual({
         status: "retracted",
         notices: [{ type: "retraction", source: "openalex", doi: null, pmid: null, date: null }],
+        listsChecked: true,
       });
     }
   });

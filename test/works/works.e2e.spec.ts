@@ -136,7 +136,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
         open_access: true,
         license: "cc-by",
         citedByCount: 2,
-        integrity: { status: "none", notices: [] },
+        integrity: { status: "none", notices: [], listsChecked: true },
         collections: ["graph"],
         referencesRecorded: 3,
         referencesHeld: 2,
@@ -309,12 +309,13 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
           date: "2017-06-29",
         },
       ],
+      listsChecked: true,
     });
     expect(byDoi.get(CORRECTED_DOI)).toMatchObject({
       status: "corrected",
       notices: [{ type: "correction", doi: "10.1002/1873-3468.13185" }],
     });
-    expect(byDoi.get("10.9999/graph.a")).toEqual({ status: "none", notices: [] });
+    expect(byDoi.get("10.9999/graph.a")).toEqual({ status: "none", notices: [], listsChecked: true });
     expect(byDoi.has(RETRACTED_DOI)).toBe(false);
     const retracted = await get(RETRACTED_DOI);
     expect(retracted.status).toBe(200);
@@ -359,6 +360,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
       notices: [
         { type: "expression_of_concern", source: "crossref", doi: "10.9999/notice.a", pmid: null, date: "2026-11-01" },
       ],
+      listsChecked: true,
     });
     const refetched = await call("GET", `/api/v1/search/results/${search.body.queryId}`, { key });
     expect(

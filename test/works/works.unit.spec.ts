@@ -12,7 +12,7 @@ import "@citation-js/plugin-csl";
 import { listCursorOf, offsetOfCursor } from "../../src/domain/cursors.js";
 import { citingOfWork, parseWorkId } from "../../src/domain/identifiers.js";
 import {
-  NO_INTEGRITY_NOTICE,
+  UNCHECKED_INTEGRITY,
   NO_LISTS,
   noticeType,
   workIntegrity,
@@ -178,6 +178,7 @@ describe("integrity", () => {
         { type: "correction", source: "crossref", doi: "10.1/notice-c", pmid: null, date: "2018-03-04" },
         { type: "expression_of_concern", source: "retraction_watch", doi: "10.1/eoc", pmid: null, date: "2021-02-03" },
       ],
+      listsChecked: true,
     });
   });
 });
@@ -236,7 +237,9 @@ describe("integrity on rows", () => {
     const out = await rowsWithIntegrity(rows, async (works) => {
       asked.push([...works]);
       return works.map((w) =>
-        w.doi === "10.1/x" ? { status: "corrected" as const, notices: [correction] } : NO_INTEGRITY_NOTICE,
+        w.doi === "10.1/x"
+          ? { status: "corrected" as const, notices: [correction], listsChecked: true }
+          : UNCHECKED_INTEGRITY,
       );
     });
     expect(asked).toEqual([

@@ -99,7 +99,7 @@ ${target.mayUnlock ? html`<td>${box}</td>` : ""}
 <td class="wrap"><a href="${workHref(row.workId, target.workKey)}" class="work-link"><strong>${row.title}</strong></a>
 <br><small>${row.text}</small></td>
 <td data-label="Journal">${row.journal ?? "—"}</td><td data-label="Year">${row.year ?? "—"}</td>
-<td data-label="Integrity">${row.integrity === "none" ? "no notice" : row.integrity.replace(/_/g, " ")}</td>
+<td data-label="Integrity">${row.integrity}</td>
 <td class="num" data-label="Cost to unlock">${credits(row.costMicros)}</td>
 <td data-label="State">${row.locked ? "locked" : "owned"}</td></tr>`;
   });

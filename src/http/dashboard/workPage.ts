@@ -1,6 +1,7 @@
 // A work's page: what GET /api/v1/works/{id} answers the member's key (title, authors, journal, year, integrity,
 // identifiers), its references and the works citing it (each held one linking to its own page), and its export links.
 // Not its abstract: that is the text search and unlock sell.
+import { integrityWords } from "../../domain/integrity.js";
 import { html, type Html } from "./html.js";
 import { layout, type Viewer } from "./layout.js";
 import type { GraphEntry, Work } from "../../usecases/works/works.js";
@@ -36,7 +37,7 @@ export function workPage(viewer: Viewer, view: WorkView): Html {
   const id = workIdOf(w);
   const exportHref = (format: string) =>
     `/dashboard/works/export?${new URLSearchParams({ key: view.keyId, id, format }).toString()}`;
-  const integrity = w.integrity.status === "none" ? "no notice" : w.integrity.status.replace(/_/g, " ");
+  const integrity = integrityWords(w.integrity);
   const ids = [
     w.ids.doi && html`DOI <code class="id">${w.ids.doi}</code>`,
     w.ids.pmid && html`PMID <code class="id">${w.ids.pmid}</code>`,

@@ -778,7 +778,8 @@ export const Integrity = z
         "`withdrawn` for a withdrawal or removal notice (the publisher took the work back; it stays searchable, " +
         "labelled), and for the withdrawal's own record (a Cochrane review's withdrawn version); else " +
         "`expression_of_concern`; else `corrected` for a correction, an erratum, or a retraction notice the lists " +
-        "do not flag as retracting the work; else `none` (also for a row without a DOI).",
+        "do not flag as retracting the work; else `none`. Read `none` with `listsChecked`: with false it says only " +
+        "that the work's own source record flags nothing.",
     }),
     notices: z.array(
       z.object({
@@ -790,6 +791,11 @@ export const Integrity = z
         date: nullable(z.string()).meta({ description: "YYYY-MM-DD, where the list gives one." }),
       }),
     ),
+    listsChecked: z.boolean().meta({
+      description:
+        "Whether the update lists could name the work. They name works by DOI, so this is false for a work without " +
+        "one (SciFact's abstracts, for example): no list was searched for it, and `none` is not a clean bill.",
+    }),
   })
   .meta({
     description:

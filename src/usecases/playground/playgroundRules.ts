@@ -2,6 +2,7 @@
 // text as the fields of POST /api/v1/search/preview, the rows picked for an unlock, what they cost before the member
 // confirms, and a row as the page shows it. Pure: the use case beside it reads and writes.
 import { Rejection } from "../../domain/rejection.js";
+import { integrityWords } from "../../domain/integrity.js";
 import { formatCredits } from "../../domain/money.js";
 import type { CachedRow } from "../../domain/resultRow.js";
 import type { MemberRole } from "../../domain/events.js";
@@ -138,6 +139,7 @@ interface PlaygroundRow {
   title: string;
   journal: string | null;
   year: string | null;
+  /** the integrity status in a reader's words ("no notice", "not checked (no DOI)", "retracted") */
   integrity: string;
   costMicros: bigint;
   locked: boolean;
@@ -147,7 +149,6 @@ interface PlaygroundRow {
 
 export function playgroundRowOf(row: CachedRow, unlocked: boolean): PlaygroundRow {
   const m = row.metadata;
-  const integrity = (m.integrity as { status?: unknown } | undefined)?.status;
   const date = typeof m.publication_date === "string" ? m.publication_date : null;
   const text = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : null);
   const pmid = text(m.pmid);
@@ -158,7 +159,7 @@ export function playgroundRowOf(row: CachedRow, unlocked: boolean): PlaygroundRo
     title: typeof m.title === "string" && m.title.trim() ? m.title : "(untitled)",
     journal: typeof m.journal === "string" && m.journal ? m.journal : null,
     year: date && /^\d{4}/.test(date) ? date.slice(0, 4) : null,
-    integrity: typeof integrity === "string" ? integrity : "none",
+    integrity: integrityWords(m.integrity as Parameters<typeof integrityWords>[0]),
     costMicros: BigInt(row.costMicros),
     locked: !unlocked,
     text: unlocked ? row.text : row.teaser,

@@ -215,8 +215,13 @@ function entryKey(w: ExportWork, used: Set<string>): string {
   return key;
 }
 
-/** What the update lists say of a work, as a sentence for a note; null when they say nothing. */
+/**
+ * What the update lists say of a work, as a sentence for a note; null when they were checked and say nothing. A work
+ * they could not check (no DOI) says so, so that a screener reads its `none` as unchecked, not as clear.
+ */
 function integrityNote(integrity: Integrity | null): string | null {
+  if (integrity?.status === "none" && integrity.listsChecked === false)
+    return "Integrity: not checked against retraction or correction lists (no DOI); the source record flags nothing.";
   if (!integrity || integrity.status === "none") return null;
   const status = integrity.status.replace(/_/g, " ");
   // a notice is linked by its DOI, else by its PMID (a MEDLINE erratum is often known by its PMID alone)

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import type { Db } from "../../eventstore/db.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { parseWorkId, resolvingUrl } from "../../domain/identifiers.js";
-import { NO_INTEGRITY_NOTICE, type Integrity, type WorkEvidence } from "../../domain/integrity.js";
+import { UNCHECKED_INTEGRITY, type Integrity, type WorkEvidence } from "../../domain/integrity.js";
 import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
 import type { WorkFields } from "../../ingest/works.js";
 import type { IntegrityOf } from "./integrityRows.js";
@@ -246,7 +246,7 @@ export function syntheticWork(id: string): Work {
     license: null,
     url: null,
     citedByCount: null,
-    integrity: NO_INTEGRITY_NOTICE,
+    integrity: UNCHECKED_INTEGRITY,
     collections: [],
     referencesRecorded: null,
     referencesHeld: 0,

@@ -4,7 +4,7 @@ import type { Db } from "../../eventstore/db.js";
 import type { AuthContext } from "../auth/context.js";
 import type { CollectionCatalog } from "../../domain/collectionDefinitions.js";
 import { parseWorkId, resolvingUrl, type WorkId } from "../../domain/identifiers.js";
-import { NO_INTEGRITY_NOTICE } from "../../domain/integrity.js";
+import { UNCHECKED_INTEGRITY } from "../../domain/integrity.js";
 import { manifestKey } from "../../ingest/manifest.js";
 import type { CitedWorkIds } from "../../ingest/sourceDocument.js";
 import type { WorkFields } from "../../ingest/works.js";
@@ -96,7 +96,7 @@ export async function worksOf(
       license: field("license"),
       url: field("url") ?? resolvingUrl(id),
       citedByCount: field("cited_by_count"),
-      integrity: integrity[i] ?? NO_INTEGRITY_NOTICE,
+      integrity: integrity[i] ?? UNCHECKED_INTEGRITY,
       collections: [...new Set(g.map((r) => collectionOf.get(r.indexKey)!))],
       referencesRecorded: holder.referencesRecorded,
       referencesHeld: heldRefs.get(`${holder.indexKey}\u0000${holder.docId}`) ?? 0,
