@@ -178,12 +178,26 @@ export function prepareDocument(
 }
 
 /**
- * The work a document leaves in the works table by what became of it: an indexed one searchable, a retracted one
- * kept out of search, none for the others (their work goes).
+ * The work a document leaves in the works table by what became of it: an indexed one searchable; a retracted one kept
+ * out of search; one without text to search (no abstract, or only fragments) kept as a record, so that a reference
+ * to it shows its title and works/{id} answers it; none for one its collection's rules leave out (not open access).
  */
 export function workOfPrepared(document: SourceDocument, prepared: PreparedDocument): StoredWork | null {
-  if (prepared.kind !== "chunks" && prepared.kind !== "retracted") return null;
-  return workOfDocument(document, prepared.kind === "chunks");
+  switch (prepared.kind) {
+    case "chunks":
+      return workOfDocument(document, true);
+    case "retracted":
+      return workOfDocument(
+        document,
+        false,
+        document.sections.some((section) => section.text.trim() !== ""),
+      );
+    case "empty":
+    case "fragmentOnly":
+      return workOfDocument(document, false, false);
+    case "notOpenAccess":
+      return null;
+  }
 }
 
 /** Draws a demoFigures collection's charts into its folder under `figureRoot` and names them on their records. */

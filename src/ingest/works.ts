@@ -31,6 +31,11 @@ export interface WorkFields {
   /** exports only: the source's keywords, and its MeSH headings (all of them, not only the major ones) */
   keywords: string[];
   mesh: string[];
+  /**
+   * whether the source gave the document text to search: false for a record kept for its bibliographic fields alone
+   * (an OpenAlex work without an abstract), so a reference to it has a title. Absent in works recorded before.
+   */
+  has_text?: boolean;
 }
 
 export interface StoredWork {
@@ -39,7 +44,7 @@ export interface StoredWork {
   pmid: string | null;
   pmcid: string | null;
   openalex: string | null;
-  /** false: the collection holds the work but keeps it out of search (retracted) */
+  /** false: the collection holds the work but keeps it out of search (retracted) or has no text of it (has_text) */
   searchable: boolean;
   /** what its own source record says of its integrity (src/domain/integrity.ts); empty where it says nothing */
   notices: IntegrityNotice[];
@@ -53,8 +58,11 @@ export interface StoredWork {
 const text = (v: unknown): string | null => (typeof v === "string" && v.length > 0 ? v : null);
 const texts = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
 
-/** The work of a document as its reader gave it; `searchable` false for one the collection keeps out of search. */
-export function workOfDocument(document: SourceDocument, searchable: boolean): StoredWork {
+/**
+ * The work of a document as its reader gave it; `searchable` false for one the collection keeps out of search or has
+ * no text of (`hasText` false).
+ */
+export function workOfDocument(document: SourceDocument, searchable: boolean, hasText = true): StoredWork {
   const m = document.metadata;
   return {
     docId: document.doc_id,
@@ -82,6 +90,7 @@ export function workOfDocument(document: SourceDocument, searchable: boolean): S
       mesh:
         document.work?.mesh ??
         (document.subjects ?? []).filter((subject) => subject.scheme === "mesh").map((subject) => subject.name),
+      has_text: hasText,
     },
     referencesRecorded: document.work?.references_recorded ?? null,
     references: (document.work?.references ?? []).filter((r) => r.doi || r.pmid || r.openalex),
@@ -368,12 +377,13 @@ export async function clearWorks(db: Db, indexKey: string): Promise<void> {
 }
 
 /**
- * Whether the index has no works recorded, or only works recorded before they kept an abstract (the fields of exports):
- * the next start re-reads its files (its unchanged documents keep their chunks and vectors).
+ * Whether the index has no works recorded, or only works recorded before they kept an abstract (the fields of exports)
+ * and the records of documents without text (has_text): the next start re-reads its files (its unchanged documents
+ * keep their chunks and vectors).
  */
 export async function worksMissing(db: Queryable, indexKey: string): Promise<boolean> {
   const rows = await db.query<{ one: number }>(
-    "SELECT 1 AS one FROM works WHERE index_key = $1 AND fields ? 'abstract' LIMIT 1",
+    "SELECT 1 AS one FROM works WHERE index_key = $1 AND fields ? 'has_text' LIMIT 1",
     [indexKey],
   );
   return rows.length === 0;

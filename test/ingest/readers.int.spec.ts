@@ -171,6 +171,21 @@ describe("retraction lists", () => {
     expect(prepared.retractedExcluded).toBe(3);
     expect(prepared.retractedDocIds.sort()).toEqual([...RETRACTED_IN_OPENALEX].sort());
     expect(prepared.records.some((r) => RETRACTED_IN_OPENALEX.includes(r.metadata.doc_id))).toBe(false);
+    // every record is a work: the indexed ones searchable, the retracted ones and those without an abstract (no text
+    // to search) kept as records, with their titles, so a reference to one is not a dead end
+    expect(prepared.works).toHaveLength(7518);
+    const textless = prepared.works.filter((w) => w.fields.has_text === false);
+    expect(textless.length).toBe(prepared.emptyDocuments + prepared.fragmentOnlyDocuments);
+    expect(prepared.emptyDocuments).toBeGreaterThan(500);
+    expect(textless.every((w) => !w.searchable && w.fields.title)).toBe(true);
+    const indexed = new Set(prepared.records.map((r) => r.metadata.doc_id));
+    expect(textless.some((w) => indexed.has(w.docId))).toBe(false);
+    expect(prepared.works.filter((w) => w.searchable).map((w) => w.docId)).toEqual([...indexed]);
+    expect(prepared.works.filter((w) => RETRACTED_IN_OPENALEX.includes(w.docId)).map((w) => w.searchable)).toEqual([
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("matches a MEDLINE citation by DOI (10.11622/smedj.2015191) and excludes it", async () => {

@@ -5,7 +5,7 @@
 // citing works is the length of its cited-by list when its citing works are held in two collections.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/eventstore/db.js";
-import { clearWorks, writeWorks, type StoredWork, type WorksChange } from "../../src/ingest/works.js";
+import { clearWorks, worksMissing, writeWorks, type StoredWork, type WorksChange } from "../../src/ingest/works.js";
 import { manifestKey } from "../../src/ingest/manifest.js";
 import { createWorks } from "../../src/usecases/works/works.js";
 import type { GraphEntry } from "../../src/usecases/works/workShapes.js";
@@ -137,5 +137,16 @@ describe.each(STORE_KINDS)("kept counts (%s)", (kind) => {
     expect(target.citedByHeld).toBe(3);
     expect(held).toBe(3);
     expect(listed).toHaveLength(3);
+  });
+
+  it("has an index read again at start until its works say whether their source gave text (records kept)", async () => {
+    const key = manifestKey("embedded", "c-read-again");
+    expect(await worksMissing(db, key)).toBe(true);
+    // recorded before documents without text were kept as records: no work says has_text
+    await write(key, { upserts: [work("old", { doi: "10.1/old" })] });
+    expect(await worksMissing(db, key)).toBe(true);
+    const recorded = work("new", { doi: "10.1/new" });
+    await write(key, { upserts: [{ ...recorded, fields: { ...recorded.fields, has_text: true } }] });
+    expect(await worksMissing(db, key)).toBe(false);
   });
 });

@@ -138,6 +138,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
         citedByCount: 2,
         integrity: { status: "none", notices: [], listsChecked: true },
         collections: ["graph"],
+        searchable: true,
         referencesRecorded: 3,
         referencesHeld: 2,
         citedByHeld: 0,
@@ -319,6 +320,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     expect(byDoi.has(RETRACTED_DOI)).toBe(false);
     const retracted = await get(RETRACTED_DOI);
     expect(retracted.status).toBe(200);
+    expect(retracted.body.searchable).toBe(false);
     expect(retracted.body.integrity.status).toBe("retracted");
     const preview = await call("POST", "/api/v1/search/preview", {
       key,
@@ -514,9 +516,40 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     // and the withdrawal's own record (Cochrane's withdrawn version of the review, ".pub2"), which no list names as
     // the work withdrawn
     const E = work(7, `${WITHDRAWN_DOI}.pub2`, "Coral reef citations zeta", [], 0, 2023);
-    writeWorks(dataRoot, "graph-v2.jsonl.gz", [{ ...A, referenced_works: ["https://openalex.org/W900000003"] }, D, E]);
+    // and the work A cites, as OpenAlex often gives one: a record without an abstract, so no text to search
+    const N = { ...work(3, "10.9999/graph.n", "Coral reef records without an abstract", [], 0, 2016) };
+    N.abstract_inverted_index = null as never;
+    writeWorks(dataRoot, "graph-v2.jsonl.gz", [
+      { ...A, referenced_works: ["https://openalex.org/W900000003"] },
+      D,
+      E,
+      N,
+    ]);
     await ingest(["graph-v2.jsonl.gz"], "upsert");
-    expect((await get("10.9999/graph.a")).body).toMatchObject({ referencesRecorded: 1, referencesHeld: 0 });
+    // the record is a work, held, with its title: a reference to it is not a dead end; search never returns it
+    expect((await get("10.9999/graph.a")).body).toMatchObject({ referencesRecorded: 1, referencesHeld: 1 });
+    expect((await refs("10.9999/graph.a")).body.items).toEqual([
+      expect.objectContaining({
+        held: true,
+        title: "Coral reef records without an abstract",
+        ids: expect.objectContaining({ doi: "10.9999/graph.n", openalex: "W900000003" }),
+        searchable: false,
+      }),
+    ]);
+    expect((await get("pmid:99000003")).body).toMatchObject({
+      title: "Coral reef records without an abstract",
+      authors: ["Ada Lovelace3", "Grace Hopper"],
+      searchable: false,
+      collections: ["graph"],
+    });
+    const recordOnly = await call("POST", "/api/v1/search/query", {
+      key,
+      body: { collection: "graph", query: "coral reef records without an abstract", limit: 10 },
+    });
+    expect(recordOnly.status).toBe(200);
+    expect(recordOnly.body.results.map((r: { metadata: { doi: string } }) => r.metadata.doi)).not.toContain(
+      "10.9999/graph.n",
+    );
     // the upserted work carries its integrity at once, on the work and on its search rows
     expect((await get(WITHDRAWN_DOI)).body.integrity).toMatchObject({
       status: "withdrawn",
@@ -540,6 +573,7 @@ describe.each(ENGINES)("works on the %s engine", (engine) => {
     await ingest(["graph-v3.jsonl.gz"], "replace");
     expect((await get(CORRECTED_DOI)).status).toBe(404);
     expect((await get(WITHDRAWN_DOI)).status).toBe(404);
+    expect((await get("10.9999/graph.n")).status).toBe(404);
     expect((await citedBy(EOC_DOI)).body.items.map((w: { ids: { openalex: string } }) => w.ids.openalex)).toEqual([
       "W900000005",
     ]);

@@ -55,6 +55,9 @@ export function workPage(viewer: Viewer, view: WorkView): Html {
 <dt>Integrity</dt><dd id="work-integrity">${integrity}</dd>
 <dt>Identifiers</dt><dd class="wrap">${ids.map((x, i) => html`${i ? " · " : ""}${x}`)}</dd>
 <dt>Collections</dt><dd>${w.collections.join(", ")}</dd>
+<dt>In search</dt><dd id="work-searchable">${
+      w.searchable ? "yes" : "no: held as a record only (retracted, or its source gives no text to search)"
+    }</dd>
 </dl>
 <p class="hint">Export: ${EXPORT_LABELS.map(
       ([f, label], i) => html`${i ? " · " : ""}<a href="${exportHref(f)}" download>${label}</a>`,

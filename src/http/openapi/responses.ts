@@ -856,6 +856,12 @@ export const Work = z
     }),
     integrity: Integrity,
     collections: z.array(z.string()).meta({ description: "The collections this key reaches that hold the work." }),
+    searchable: z.boolean().meta({
+      description:
+        "Whether a search of those collections can return the work's text. False for a work they hold as a record " +
+        "only: retracted and kept out of search, or one its source gives no text of (an OpenAlex record without an " +
+        "abstract), kept so that works/{id} and a reference to it answer its title and identifiers.",
+    }),
     referencesRecorded: nullable(z.number().int()).meta({
       description: "References the source records; null where it records none (an empty list then means nothing).",
     }),

@@ -14,13 +14,18 @@ import type { CitingPosition, CitingRow, WorkRow } from "./worksReads.js";
 /** What exports add to a work (the works table keeps it): never in the JSON answers. */
 type ExportOnlyField = "abstract" | "keywords" | "mesh";
 
-export interface Work extends Omit<WorkFields, "cited_by_count" | ExportOnlyField> {
+export interface Work extends Omit<WorkFields, "cited_by_count" | "has_text" | ExportOnlyField> {
   ids: { doi: string | null; pmid: string | null; pmcid: string | null; openalex: string | null; docId: string };
   /** the source's count of works citing it (OpenAlex); null where the source has none */
   citedByCount: number | null;
   integrity: Integrity;
   /** the reachable collections holding it */
   collections: string[];
+  /**
+   * whether a search of those collections can return its text: false for a work they hold as a record only (retracted
+   * and kept out of search, or without text: an OpenAlex work without an abstract)
+   */
+  searchable: boolean;
   /** references the source records (null: it records none) and how many of them the reachable collections hold */
   referencesRecorded: number | null;
   referencesHeld: number;
@@ -248,6 +253,7 @@ export function syntheticWork(id: string): Work {
     citedByCount: null,
     integrity: UNCHECKED_INTEGRITY,
     collections: [],
+    searchable: true,
     referencesRecorded: null,
     referencesHeld: 0,
     citedByHeld: 0,

@@ -98,6 +98,7 @@ export async function worksOf(
       citedByCount: field("cited_by_count"),
       integrity: integrity[i] ?? UNCHECKED_INTEGRITY,
       collections: [...new Set(g.map((r) => collectionOf.get(r.indexKey)!))],
+      searchable: g.some((r) => r.searchable),
       referencesRecorded: holder.referencesRecorded,
       referencesHeld: heldRefs.get(`${holder.indexKey}\u0000${holder.docId}`) ?? 0,
       citedByHeld: citing.get(i)?.works ?? 0,
