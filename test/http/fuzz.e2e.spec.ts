@@ -166,6 +166,12 @@ const ROUTES: Route[] = [
     body: () => ({}),
   },
   { method: "POST", path: "/admin/v1/organizations/:orgId/webhooks/:id/test", door: "admin", body: () => ({}) },
+  {
+    method: "POST",
+    path: "/admin/v1/organizations/:orgId/webhooks/:id/deliveries/:eventId/redeliver",
+    door: "admin",
+    body: () => ({}),
+  },
   { method: "GET", path: "/admin/v1/organizations/:orgId/webhooks/:id/deliveries", door: "admin" },
   // alerts: created on the slice's scifact (a search, no charge), shown, paused, resumed, deleted
   {

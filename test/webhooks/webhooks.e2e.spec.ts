@@ -391,7 +391,7 @@ describe("the dashboard", () => {
 });
 
 describe("the operator", () => {
-  it("manages an org's endpoints via the CLI and the operator API: create, test, deliveries, delete", async () => {
+  it("manages an org's endpoints via the CLI and the operator API: create, test, deliveries, resend, delete", async () => {
     const admin = svc.adminToken;
     const cli = (...args: string[]) => runCli(...args, "--url", svc.baseUrl, "--admin-token", svc.adminToken);
     const created = await cli(
@@ -419,6 +419,30 @@ describe("the operator", () => {
     await untilDelivery(endpoint.id, (l) => l[0]?.status === "delivered");
     const deliveries = JSON.parse((await cli("webhook", "deliveries", orgId, endpoint.id)).out);
     expect(deliveries.data[0].attempts[0].status).toBe(200);
+    // the operator sends it again for the organization (its receiver was down, say): the same webhook-id, attempt 2
+    const eventId = deliveries.data[0].eventId as string;
+    const again = await cli("webhook", "redeliver", orgId, endpoint.id, eventId);
+    expect(again.code, again.err).toBe(0);
+    expect(JSON.parse(again.out)).toEqual({ eventId, status: "pending" });
+    const resent = await receiver.until("/operator", 2);
+    expect(resent.map((r) => r.headers["webhook-id"])).toEqual([eventId, eventId]);
+    await untilDelivery(endpoint.id, (l) => l[0]?.status === "delivered" && l[0].attempts.length === 2);
+    // another organization's endpoint, or an event it never sent, is not the operator's to resend through this one
+    const otherOrg = (await call("POST", "/admin/v1/organizations", { admin, body: { name: "Elsewhere" } })).body.id;
+    for (const path of [
+      `/admin/v1/organizations/${otherOrg}/webhooks/${endpoint.id}/deliveries/${eventId}/redeliver`,
+      `/admin/v1/organizations/${orgId}/webhooks/${endpoint.id}/deliveries/msg_unknownunknown/redeliver`,
+    ]) {
+      const refused = await call("POST", path, { admin });
+      expect([refused.status, refused.body.error.code], path).toEqual([404, "NOT_FOUND"]);
+    }
+    expect(
+      (
+        await call("POST", `/admin/v1/organizations/${orgId}/webhooks/${endpoint.id}/deliveries/${eventId}/redeliver`, {
+          key,
+        })
+      ).status,
+    ).toBe(401);
     const bad = await call("POST", `/admin/v1/organizations/${orgId}/webhooks`, {
       admin,
       body: { url: "http://169.254.169.254/", events: ["assisted.completed"] },

@@ -78,6 +78,8 @@ const USAGE = `usage: litsearch <command> [options]
                                            registers an endpoint; prints its signing secret, shown once
   webhook delete|rotate-secret|test|deliveries ORG_ID ENDPOINT_ID
                                            deletes it, rotates its secret, sends it a test event, lists its deliveries
+  webhook redeliver ORG_ID ENDPOINT_ID EVENT_ID
+                                           sends an ended delivery again, with the same webhook-id
 ${ALERT_USAGE}
   retractions load FILE...                 load newer retraction lists (Retraction Watch .csv, open-retractions
                                            .jsonl[.gz]; relative paths under DATA_ROOT): their works leave search
@@ -174,6 +176,7 @@ const ARGUMENTS: Record<string, string[]> = {
   "webhook rotate-secret": ["ORG_ID", "ENDPOINT_ID"],
   "webhook test": ["ORG_ID", "ENDPOINT_ID"],
   "webhook deliveries": ["ORG_ID", "ENDPOINT_ID"],
+  "webhook redeliver": ["ORG_ID", "ENDPOINT_ID", "EVENT_ID"],
   ...ALERT_ARGUMENTS,
 };
 

@@ -237,6 +237,14 @@ const alertCalls = (call: AdminCall) =>
         `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/deliveries` +
           `${limit ? `?limit=${limit}` : ""}`,
       ) as never,
+    redeliverWebhook: (orgId, endpointId, eventId) =>
+      call(
+        "POST",
+        `/organizations/${orgId}/webhooks/${encodeURIComponent(endpointId)}/deliveries/` +
+          `${encodeURIComponent(eventId)}/redeliver`,
+        undefined,
+        [202],
+      ) as never,
   }) satisfies Partial<CliOperations>;
 
 /** The operations the CLI sends to a running server. */

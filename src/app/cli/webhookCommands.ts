@@ -37,5 +37,9 @@ export function webhookCommands({ values, rest, ops, print, printTable }: Comman
       print(await ops.webhookDeliveries(rest[0]!, rest[1]!, intOpt(values.limit, "limit")));
       return 0;
     },
+    "webhook redeliver": async () => {
+      print(await ops.redeliverWebhook(rest[0]!, rest[1]!, rest[2]!));
+      return 0;
+    },
   };
 }

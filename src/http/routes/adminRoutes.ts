@@ -757,6 +757,17 @@ const ORGANIZATION_FEATURE_ROUTES = [
       ctx.body = await ops.webhookDeliveries(ctx.params.orgId!, ctx.params.id!, limit);
     },
   ),
+  operatorRoute(
+    "post",
+    "/organizations/:orgId/webhooks/:id/deliveries/:eventId/redeliver",
+    "redeliverOrganizationWebhookEvent",
+    "Send an ended delivery again, with the same webhook-id and body",
+    { status: 202, response: "WebhookEventQueued", errors: [401, 404, 409] },
+    async (ctx, { operations: ops }) => {
+      ctx.status = 202;
+      ctx.body = await ops.redeliverWebhook(ctx.params.orgId!, ctx.params.id!, ctx.params.eventId!);
+    },
+  ),
   // an organization's alerts: shown with their runs, paused, resumed and deleted for any organization
   // (docs/webhooks.md)
   operatorRoute(

@@ -597,6 +597,9 @@ function webhookAndAlertOperations(accounts: Accounts, options: OperationsOption
     webhookDeliveries: async (orgId: string, endpointId: string, limit?: number) => ({
       data: await requireWebhooks(options).deliveries(orgId, endpointId, limit),
     }),
+    /** An ended delivery sent again, as a member would, with the operator as actor and no budget taken. */
+    redeliverWebhook: (orgId: string, endpointId: string, eventId: string) =>
+      requireWebhooks(options).redeliver(orgId, endpointId, eventId, OPERATOR, "unmetered"),
     /** An organization's alerts, as its members see them; changed with the operator as actor. */
     listAlerts: async (orgId: string) => ({
       data: await requireAlerts(options).list((await requireOrg(accounts, orgId)).id),
