@@ -391,7 +391,7 @@ describe("the dashboard", () => {
 });
 
 describe("the operator", () => {
-  it("manages an org's endpoints via the CLI and the operator API: create, test, deliveries, resend, delete", async () => {
+  it("manages an org's endpoints by CLI and operator API: create, test, deliveries, resend, delete", async () => {
     const admin = svc.adminToken;
     const cli = (...args: string[]) => runCli(...args, "--url", svc.baseUrl, "--admin-token", svc.adminToken);
     const created = await cli(
