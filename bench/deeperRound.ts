@@ -41,6 +41,9 @@ interface Request {
 
 interface Tally {
   requests: number;
+  /** the distinct works the pools held that the labels call topical: what a judge could have verified */
+  pooledTopical: number;
+  pooledIncluded: number;
   verified: number;
   topical: number;
   included: number;
@@ -74,7 +77,7 @@ async function synergyRequests(dataRoot: string): Promise<Request[]> {
   return requests;
 }
 
-const empty = (): Tally => ({ requests: 0, verified: 0, topical: 0, included: 0 });
+const empty = (): Tally => ({ requests: 0, pooledTopical: 0, pooledIncluded: 0, verified: 0, topical: 0, included: 0 });
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
@@ -135,18 +138,21 @@ async function main(): Promise<void> {
         addedTopical: 0,
       };
       tallies.set(key, tally);
-      const count = (t: Tally, works: Set<string>) => {
+      const count = (t: Tally, works: Set<string>, pool: PooledCandidate[]) => {
         t.requests += 1;
+        const pooled = new Set(pool.map((p) => p.docId));
+        t.pooledTopical += [...pooled].filter((w) => request.topical.has(w)).length;
+        t.pooledIncluded += [...pooled].filter((w) => request.included.has(w)).length;
         t.verified += works.size;
         t.topical += [...works].filter((w) => request.topical.has(w)).length;
         t.included += [...works].filter((w) => request.included.has(w)).length;
       };
-      count(tally.first, firstWorks);
+      count(tally.first, firstWorks, first);
       if (firstWorks.size >= LIMIT || first.length < CANDIDATES_PER_CALL) continue;
       tally.short += 1;
-      count(tally.firstShort, firstWorks);
+      count(tally.firstShort, firstWorks, first);
       const deeperWorks = await verifiedWorks(deeper);
-      count(tally.deeper, deeperWorks);
+      count(tally.deeper, deeperWorks, deeper);
       const added = [...deeperWorks].filter((w) => !firstWorks.has(w));
       tally.added += added.length;
       tally.addedTopical += added.filter((w) => request.topical.has(w)).length;
@@ -176,7 +182,8 @@ async function main(): Promise<void> {
     for (const [set, t] of tallies)
       console.log(
         `${set}: ${t.first.requests} requests, ${t.short} short of ${LIMIT} works; first round ${t.first.verified} ` +
-          `works verified, ${rate(t.first) ?? "-"} topical (${rate(t.firstShort) ?? "-"} on the short ones); ` +
+          `works verified of ${t.first.pooledTopical} topical pooled, ${rate(t.first) ?? "-"} topical ` +
+          `(${rate(t.firstShort) ?? "-"} on the short ones); ` +
           `a deeper round would add ${t.added} works ` +
           `(${t.addedTopical} topical), its verified works ${rate(t.deeper) ?? "-"} topical`,
       );
