@@ -63,9 +63,7 @@ import { judgePool } from "./judgePool.js";
 import { claimFolds, loadJudgeFolds } from "./judgeFolds.js";
 import { OFF_TOPIC_QUESTIONS } from "./offTopicQuestions.js";
 import { nearMissQuestions } from "./nearMissQuestions.js";
-import { benchConfig, ingestBenchCollection, loadScifactJudgements, SCIFACT_COLLECTION } from "./scifactBench.js";
-import { openEmbedder } from "../src/app/composition.js";
-import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
+import { benchConfig, loadScifactJudgements, openJudgeBench, SCIFACT_COLLECTION } from "./scifactBench.js";
 
 const { values: args } = parseArgs({
   options: { refresh: { type: "boolean", default: false }, write: { type: "boolean", default: false } },
@@ -169,14 +167,8 @@ async function synergyItems(): Promise<Item[]> {
 
 async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
   const loadBefore = loadavg()[0]!;
-  const config = benchConfig();
-  const embedder = await openEmbedder(config);
-  const engine = createEmbeddedEngine({ dir: join(config.dataDir, "index") });
+  const { config, embedder, engine, collections, close } = await openJudgeBench();
   try {
-    const collections = new Map([
-      [SCIFACT_COLLECTION, (await ingestBenchCollection(config, embedder, engine, SCIFACT_COLLECTION)).collection],
-      [SYNERGY, (await ingestBenchCollection(config, embedder, engine, SYNERGY)).collection],
-    ]);
     const { queries, relevant } = await loadScifactJudgements(config.dataRoot);
     const items: Item[] = [
       ...queries.map((q) => ({
@@ -295,8 +287,7 @@ async function collect(): Promise<{ loadAverage: number[]; rows: Row[] }> {
     }
     return { loadAverage: [loadBefore, loadavg()[0]!], rows };
   } finally {
-    await engine.close();
-    await embedder.close();
+    await close();
   }
 }
 

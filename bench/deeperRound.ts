@@ -12,18 +12,16 @@ import { join } from "node:path";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { REPO_ROOT } from "../src/app/config.js";
-import { openEmbedder } from "../src/app/composition.js";
 import { loadJournalTable } from "../src/filters/planner.js";
 import { planByRules } from "../src/reasoner/builtin/builtinReasoner.js";
 import { CatalogueVocabulary } from "../src/reasoner/builtin/constraints.js";
 import { judgeCandidates, requestKind } from "../src/reasoner/builtin/judge.js";
 import { understandByRules } from "../src/reasoner/builtin/understanding.js";
 import type { Candidate } from "../src/reasoner/port.js";
-import { createEmbeddedEngine } from "../src/retrieval/engines/embedded/embeddedEngine.js";
 import { CANDIDATES_PER_CALL } from "../workflows/candidateBudget.js";
 import { loadLabels } from "./assistedRecall.js";
 import { judgePool, type PooledCandidate } from "./judgePool.js";
-import { benchConfig, ingestBenchCollection, loadScifactJudgements, SCIFACT_COLLECTION } from "./scifactBench.js";
+import { loadScifactJudgements, openJudgeBench, SCIFACT_COLLECTION } from "./scifactBench.js";
 
 const { values: args } = parseArgs({ options: { claims: { type: "string", default: "100" } } });
 const SYNERGY = "openalex-synergy";
@@ -81,14 +79,8 @@ const empty = (): Tally => ({ requests: 0, pooledTopical: 0, pooledIncluded: 0, 
 
 async function main(): Promise<void> {
   const loadBefore = loadavg()[0]!;
-  const config = benchConfig();
-  const embedder = await openEmbedder(config);
-  const engine = createEmbeddedEngine({ dir: join(config.dataDir, "index") });
+  const { config, embedder, engine, collections, close } = await openJudgeBench();
   try {
-    const collections = new Map([
-      [SCIFACT_COLLECTION, (await ingestBenchCollection(config, embedder, engine, SCIFACT_COLLECTION)).collection],
-      [SYNERGY, (await ingestBenchCollection(config, embedder, engine, SYNERGY)).collection],
-    ]);
     const { queries, relevant } = await loadScifactJudgements(config.dataRoot);
     const claims: Request[] = queries.slice(0, Number(args.claims)).map((q) => {
       const judged = relevant.get(q.id) ?? new Set<string>();
@@ -188,8 +180,7 @@ async function main(): Promise<void> {
           `(${t.addedTopical} topical), its verified works ${rate(t.deeper) ?? "-"} topical`,
       );
   } finally {
-    await engine.close();
-    await embedder.close();
+    await close();
   }
 }
 

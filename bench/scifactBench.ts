@@ -177,3 +177,26 @@ export async function copyIndex(
   await to.commit(index);
   return "copied";
 }
+
+/**
+ * The judge benches' index (calibrateVerdicts.ts, deeperRound.ts): SciFact and the SYNERGY works on the embedded
+ * engine in the bench folder, each ingested where it is missing; `close` closes the engine and the embedder.
+ */
+export async function openJudgeBench() {
+  const config = benchConfig();
+  const embedder = await openEmbedder(config);
+  const engine = createEmbeddedEngine({ dir: join(config.dataDir, "index") });
+  const close = async () => {
+    await engine.close();
+    await embedder.close();
+  };
+  try {
+    const collections = new Map<string, PlainCollection>();
+    for (const name of [SCIFACT_COLLECTION, "openalex-synergy"])
+      collections.set(name, (await ingestBenchCollection(config, embedder, engine, name)).collection);
+    return { config, embedder, engine, collections, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
