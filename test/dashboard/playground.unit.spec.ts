@@ -379,4 +379,41 @@ describe("a work's page", () => {
     expect(page).toContain("/dashboard/works/export?key=key_1&amp;id=10.1%2Fa&amp;format=bibtex");
     expect(page).toContain("retracted");
   });
+
+  it("says whether search can return the work, and whether the retraction lists could check it", () => {
+    const base = {
+      title: "A record",
+      authors: [],
+      journal: null,
+      publication_date: null,
+      ids: { doi: null, pmid: null, pmcid: null, openalex: "W1", docId: "W1" },
+      collections: ["openalex-synergy"],
+    };
+    const page = (work: object) =>
+      workPage(viewer, {
+        keyId: "key_1",
+        work: work as unknown as Work,
+        references: {
+          work: { ids: base.ids },
+          items: [],
+          nextCursor: null,
+          coverage: { recorded: 0, held: 0, note: "" },
+        },
+        citedBy: { work: { ids: base.ids }, items: [], nextCursor: null, coverage: { recorded: 0, held: 0, note: "" } },
+      }).text;
+    const recordOnly = page({
+      ...base,
+      searchable: false,
+      integrity: { status: "none", notices: [], listsChecked: false },
+    });
+    expect(recordOnly).toContain('<dd id="work-searchable">no: held as a record only');
+    expect(recordOnly).toContain('<dd id="work-integrity">not checked (no DOI)</dd>');
+    const searchable = page({
+      ...base,
+      searchable: true,
+      integrity: { status: "none", notices: [], listsChecked: true },
+    });
+    expect(searchable).toContain('<dd id="work-searchable">yes</dd>');
+    expect(searchable).toContain('<dd id="work-integrity">no notice</dd>');
+  });
 });
