@@ -15,10 +15,15 @@ function yearOf(metadata: Json): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-/** The integrity verdict of the row's work (retraction, correction, concern), where the row carries one. */
+/**
+ * The integrity verdict of the row's work (retraction, correction, concern), where the row carries one; `unchecked`
+ * for a work no retraction list could check (no DOI), so that an agent does not read its `none` as clear.
+ */
 function integrityOf(metadata: Json): unknown {
   const integrity = metadata.integrity;
-  return integrity && typeof integrity === "object" ? (integrity as Json).status : undefined;
+  if (!integrity || typeof integrity !== "object") return undefined;
+  const { status, listsChecked } = integrity as Json;
+  return status === "none" && listsChecked === false ? "unchecked" : status;
 }
 
 /** Figures are kept only when the call asked for their images: they are what the agent asked to see. */

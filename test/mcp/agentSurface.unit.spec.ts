@@ -128,6 +128,17 @@ describe("compact rows", () => {
     });
   });
 
+  it("says 'unchecked' for the integrity of a work no retraction list could check (no DOI)", () => {
+    const row = (listsChecked: boolean) => ({
+      id: "r4",
+      text: "t",
+      metadata: { title: "T", integrity: { status: "none", notices: [], listsChecked } },
+      collection: "scifact",
+    });
+    expect(compactRow(row(false))).toMatchObject({ integrity: "unchecked" });
+    expect(compactRow(row(true))).toMatchObject({ integrity: "none" });
+  });
+
   it("gives a URL only to a row without DOI or PMID, omits what the row lacks, and marks synthetic rows", () => {
     const row = {
       id: "r2",
