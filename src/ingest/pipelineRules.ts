@@ -144,7 +144,7 @@ export function embeddingInputOf(
   return kept ? `${kept}\n${chunk.text}` : chunk.text;
 }
 
-/** Applies the collection's rules to one document (retracted, open access, empty) and chunks it. */
+/** Applies the collection's rules to one document (open access, retracted, empty) and chunks it. */
 export function prepareDocument(
   document: SourceDocument,
   options: {
@@ -156,8 +156,9 @@ export function prepareDocument(
   },
 ): PreparedDocument {
   const { collection, tokenizer } = options;
-  if (collection.excludeRetracted && isRetracted(document, options.retracted)) return { kind: "retracted" };
+  // an open-access-only collection never holds a closed work, retracted or not: it is not among its works either
   if (collection.openAccessOnly && document.metadata.open_access !== true) return { kind: "notOpenAccess" };
+  if (collection.excludeRetracted && isRetracted(document, options.retracted)) return { kind: "retracted" };
   if (document.sections.every((section) => !section.text.trim())) return { kind: "empty" };
   const { chunks, droppedFragments } = chunkSections(document.sections, tokenizer, options.chunking);
   if (chunks.length === 0) return { kind: "fragmentOnly", droppedFragments };

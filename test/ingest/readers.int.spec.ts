@@ -188,6 +188,18 @@ describe("retraction lists", () => {
     ]);
   });
 
+  it("keeps a closed work out of an open-access collection's works, retracted or not", async () => {
+    const collection = plainCollection({
+      openAccessOnly: true,
+      source: { reader: "openalex", files: ["articles/openalex_works.synergy.jsonl.gz"] },
+    });
+    const prepared = await prepareCollection({ collection, dataRoot, tokenizer: whitespaceTokenizer, retracted });
+    expect(prepared.works.length).toBe(7518 - prepared.notOpenAccessExcluded);
+    // W2887538138 is retracted and closed: the open-access collection does not hold it at all
+    expect(prepared.works.some((w) => w.docId === "W2887538138")).toBe(false);
+    expect(prepared.retractedDocIds).not.toContain("W2887538138");
+  });
+
   it("matches a MEDLINE citation by DOI (10.11622/smedj.2015191) and excludes it", async () => {
     expect(retracted.has("10.11622/smedj.2015191")).toBe(true);
     const collection = plainCollection({
