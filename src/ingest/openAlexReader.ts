@@ -179,6 +179,21 @@ function venueOf(work: z.infer<typeof openAlexWork>): Venue {
 }
 
 /** Maps one OpenAlex work record to a source document (doc_id = the short W-id). */
+/**
+ * A publisher that takes back an article in press leaves its record titled "WITHDRAWN: ..." (Elsevier's practice),
+ * often with no list naming the withdrawal: the title is the record's own notice.
+ */
+const WITHDRAWN_TITLE = /^\s*withdrawn\s*:/i;
+
+/** The record's own integrity notices: OpenAlex's is_retracted, and a title that says the work was withdrawn. */
+function noticesOf(retracted: boolean, title: string | null): Pick<SourceDocument, "notices"> {
+  const notices = [
+    ...(retracted ? [sourceNotice("retraction", "openalex")] : []),
+    ...(title && WITHDRAWN_TITLE.test(title) ? [sourceNotice("withdrawal", "openalex")] : []),
+  ];
+  return notices.length > 0 ? { notices } : {};
+}
+
 export function openAlexWorkToDocument(raw: unknown): SourceDocument {
   const parsed = openAlexWork.safeParse(raw);
   if (!parsed.success) throw new Error(readableIssues(parsed.error));
@@ -216,7 +231,7 @@ export function openAlexWorkToDocument(raw: unknown): SourceDocument {
       cited_by_count: work.cited_by_count ?? null,
     },
     retracted: work.is_retracted ?? false,
-    ...(work.is_retracted ? { notices: [sourceNotice("retraction", "openalex")] } : {}),
+    ...noticesOf(work.is_retracted ?? false, title),
     ...(subjects.length > 0 ? { subjects } : {}),
     work: {
       openalex: openAlexShortId(work.id),

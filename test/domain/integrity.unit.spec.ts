@@ -149,6 +149,18 @@ describe("the retraction rule", () => {
     const erratum = medline(citation("3", ["Journal Article"], link("ErratumIn", "4")));
     expect(isRetracted(erratum, new Set())).toBe(false);
   });
+
+  it("reads an OpenAlex record titled 'WITHDRAWN:' (an article in press taken back) as withdrawn", () => {
+    const withdrawn = openAlexWorkToDocument({ id: "W3", doi: "10.1/w", title: "WITHDRAWN: Cortisol and stress" });
+    expect(withdrawn.notices).toEqual([sourceNotice("withdrawal", "openalex")]);
+    expect(isRetracted(withdrawn, new Set())).toBe(false);
+    expect(workIntegrity({ doi: "10.1/w", own: withdrawn.notices! }, lists([]))).toMatchObject({
+      status: "withdrawn",
+    });
+    // the word elsewhere in a title is not a notice
+    expect(openAlexWorkToDocument({ id: "W4", title: "Withdrawn patients: a cohort" }).notices).toBeUndefined();
+    expect(openAlexWorkToDocument({ id: "W5", title: "Social withdrawal: a review" }).notices).toBeUndefined();
+  });
 });
 
 describe("MEDLINE's integrity record", () => {
